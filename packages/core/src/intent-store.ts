@@ -1,0 +1,171 @@
+import type { JsonObject, JsonValue } from "./json.ts";
+import type { IntentStatus, ReasonCode, Resolution } from "./statuses.ts";
+
+/** The error recorded on an intent record or carried by an envelope. */
+export interface IntentError {
+  /** Closed reason code, e.g. `READ_TIMEOUT`, `REJECTED`. */
+  code: ReasonCode;
+  /** Human-readable detail; never contains argument values unless the tool marks them loggable. */
+  message: string;
+  /** HTTP status of the remote's answer, when there was one. */
+  httpStatus?: number;
+  /** The argument field at fault, for `INVALID_ARGUMENTS`. */
+  field?: string;
+  /** The rule that field broke, for `INVALID_ARGUMENTS`. */
+  rule?: string;
+}
+
+/**
+ * The durable intent record: written `PENDING` before a side-effecting call, updated after it.
+ * Source: the source design's "The intent log: write before you call" and DESIGN.md's state machine.
+ */
+export interface IntentRecord {
+  /** Idempotency key (32 lower-case hex characters); primary key. */
+  key: string;
+  runId: string;
+  stepId: string;
+  tool: string;
+  /** The persisted original arguments; every resend uses these, never a later rephrasing. */
+  args: JsonValue;
+  /** The canonical identity fields the key was derived from. */
+  identity: Record<string, string>;
+  status: IntentStatus;
+  /** Attempt number: 1 for the first send, +1 for each new attempt after FAILED_NO_EFFECT and each resend. */
+  attempt: number;
+  /**
+   * Lease (epoch ms): the deadline of the call that owns the record now. A PENDING record whose
+   * deadline has not passed belongs to a call still in flight (rule 2). Never absent (rule 8).
+   */
+  deadlineEpochMs: number;
+  /** The tool's result (`undefined`: none recorded; `null` is a real result). */
+  result: JsonValue | undefined;
+  error: IntentError | null;
+  /** The compensation spec registered with the intent before the call, if the tool declares one. */
+  compensation: JsonValue | null;
+  resolution: Resolution | null;
+  /** True while the record waits in the human queue. */
+  needsHuman: boolean;
+  /** How many sweeper passes have tried to reconcile this record without evidence. */
+  reconcileSweeps: number;
+  /** Optimistic-concurrency version; bumped by every update. */
+  version: number;
+  /** Epoch ms. */
+  createdAtEpochMs: number;
+  /** Epoch ms. */
+  updatedAtEpochMs: number;
+  /** Epoch ms the record reached SUCCEEDED or FAILED_NO_EFFECT, else null. */
+  finishedAtEpochMs: number | null;
+  /** W3C trace id (32 hex) of the call that created the record, when traced. */
+  traceId: string | null;
+}
+
+/** What `claim` inserts: a PENDING record without its bookkeeping fields. */
+export type NewIntentRecord = Omit<
+  IntentRecord,
+  "status" | "version" | "updatedAtEpochMs" | "finishedAtEpochMs" | "resolution" | "needsHuman" | "reconcileSweeps" | "result" | "error"
+>;
+
+/** Fields an update may change. `result: undefined` in a patch means "leave unchanged"; use `clearResult`. */
+export type IntentPatch = Partial<
+  Pick<
+    IntentRecord,
+    | "status"
+    | "attempt"
+    | "deadlineEpochMs"
+    | "result"
+    | "error"
+    | "compensation"
+    | "resolution"
+    | "needsHuman"
+    | "reconcileSweeps"
+    | "finishedAtEpochMs"
+    | "traceId"
+  >
+>;
+
+/** Kinds of timeline events (append-only). */
+export const INTENT_EVENT_TYPES = [
+  "created",
+  "sent",
+  "outcome",
+  "lease_expired",
+  "probe",
+  "resend",
+  "conflict",
+  "needs_human",
+  "sweep",
+  "human_action",
+] as const;
+/** A timeline event type; see {@link INTENT_EVENT_TYPES}. */
+export type IntentEventType = (typeof INTENT_EVENT_TYPES)[number];
+
+/** One entry of a record's append-only timeline. */
+export interface IntentEvent {
+  key: string;
+  type: IntentEventType;
+  /** Epoch ms. */
+  atEpochMs: number;
+  /** Event detail, e.g. `{ outcome, code }` or `{ probe: "key", answer: "found" }`. */
+  data: JsonObject;
+}
+
+/** A stored event, with its sequence number (increasing per store). */
+export interface StoredIntentEvent extends IntentEvent {
+  id: number;
+}
+
+/** Result of {@link IntentStore.claim}. */
+export type ClaimResult =
+  | { claimed: true; record: IntentRecord }
+  /** Lost: a record for the same key, or the same (runId, stepId, tool), already exists. */
+  | { claimed: false; existing: IntentRecord };
+
+/** Options for writes after the call. */
+export interface WriteOptions {
+  /**
+   * When false, the store may acknowledge before the write is flushed to disk
+   * (PostgreSQL `synchronous_commit = off`). Only outcome writes use this: a lost outcome
+   * leaves the record PENDING, which the sweeper reconciles with a probe. Default true.
+   */
+  durable?: boolean;
+}
+
+/**
+ * The intent log port. `packages/db` implements it on PostgreSQL; {@link MemoryIntentStore} is for tests.
+ * Every method is atomic; events passed with a write are stored in the same transaction.
+ */
+export interface IntentStore {
+  /**
+   * Inserts a PENDING record (version 1) unless a record exists with the same key or the same
+   * (runId, stepId, tool). Exactly one of several racing claims wins (rule 7); losers get the
+   * existing record. Must be durable before it resolves (it is written before the call is sent).
+   */
+  claim(record: NewIntentRecord, events: IntentEvent[], nowEpochMs: number): Promise<ClaimResult>;
+  /** The record for `key`, or null. */
+  get(key: string): Promise<IntentRecord | null>;
+  /**
+   * Compare-and-set: applies `patch` only if the stored version equals `expectedVersion`, bumps the
+   * version, sets `updatedAtEpochMs = nowEpochMs`, and appends `events` in the same transaction.
+   * @returns the updated record, or null when the version did not match (someone else changed it).
+   */
+  update(
+    key: string,
+    expectedVersion: number,
+    patch: IntentPatch,
+    events: IntentEvent[],
+    nowEpochMs: number,
+    options?: WriteOptions,
+  ): Promise<IntentRecord | null>;
+  /** Appends events without changing the record. */
+  appendEvents(events: IntentEvent[]): Promise<void>;
+  /** The record's timeline, oldest first. */
+  listEvents(key: string): Promise<StoredIntentEvent[]>;
+  /**
+   * Takes up to `limit` records due for reconciliation — PENDING past their deadline, and UNKNOWN
+   * not in the human queue past their deadline — oldest deadline first, skipping rows another
+   * sweeper holds (`FOR UPDATE SKIP LOCKED`). Each taken record is moved to UNKNOWN with
+   * `deadlineEpochMs = leaseUntilEpochMs` (so no other sweeper takes it until then), version + 1,
+   * and a `lease_expired` (was PENDING) or `sweep` event.
+   */
+  claimStale(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Promise<IntentRecord[]>;
+}

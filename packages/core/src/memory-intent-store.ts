@@ -1,0 +1,107 @@
+import type {
+  ClaimResult,
+  IntentEvent,
+  IntentPatch,
+  IntentRecord,
+  IntentStore,
+  NewIntentRecord,
+  StoredIntentEvent,
+} from "./intent-store.ts";
+
+/**
+ * An in-memory {@link IntentStore} for unit tests only: it forgets everything when the process
+ * ends, so it gives none of the guarantees of the durable intent log. Use `PrismaIntentStore`
+ * from `@tristate/db` in anything real.
+ */
+export class MemoryIntentStore implements IntentStore {
+  readonly #records = new Map<string, IntentRecord>();
+  readonly #events: StoredIntentEvent[] = [];
+  #nextEventId = 1;
+
+  async claim(record: NewIntentRecord, events: IntentEvent[], nowEpochMs: number): Promise<ClaimResult> {
+    const existing =
+      this.#records.get(record.key) ??
+      [...this.#records.values()].find(
+        (r) => r.runId === record.runId && r.stepId === record.stepId && r.tool === record.tool,
+      );
+    if (existing) return { claimed: false, existing: structuredClone(existing) };
+    const full: IntentRecord = {
+      ...structuredClone(record),
+      status: "PENDING",
+      version: 1,
+      result: undefined,
+      error: null,
+      resolution: null,
+      needsHuman: false,
+      reconcileSweeps: 0,
+      updatedAtEpochMs: nowEpochMs,
+      finishedAtEpochMs: null,
+    };
+    this.#records.set(record.key, full);
+    this.#push(events);
+    return { claimed: true, record: structuredClone(full) };
+  }
+
+  async get(key: string): Promise<IntentRecord | null> {
+    const r = this.#records.get(key);
+    return r ? structuredClone(r) : null;
+  }
+
+  async update(
+    key: string,
+    expectedVersion: number,
+    patch: IntentPatch,
+    events: IntentEvent[],
+    nowEpochMs: number,
+  ): Promise<IntentRecord | null> {
+    const r = this.#records.get(key);
+    if (!r || r.version !== expectedVersion) return null;
+    const next: IntentRecord = { ...r, ...structuredClone(patch), version: r.version + 1, updatedAtEpochMs: nowEpochMs };
+    if (!("result" in patch)) next.result = r.result;
+    this.#records.set(key, next);
+    this.#push(events);
+    return structuredClone(next);
+  }
+
+  async appendEvents(events: IntentEvent[]): Promise<void> {
+    this.#push(events);
+  }
+
+  async listEvents(key: string): Promise<StoredIntentEvent[]> {
+    return this.#events.filter((e) => e.key === key).map((e) => structuredClone(e));
+  }
+
+  async claimStale(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Promise<IntentRecord[]> {
+    const due = [...this.#records.values()]
+      .filter(
+        (r) =>
+          r.deadlineEpochMs < options.nowEpochMs &&
+          (r.status === "PENDING" || (r.status === "UNKNOWN" && !r.needsHuman)),
+      )
+      .sort((a, b) => a.deadlineEpochMs - b.deadlineEpochMs)
+      .slice(0, options.limit);
+    return due.map((r) => {
+      const next: IntentRecord = {
+        ...r,
+        status: "UNKNOWN",
+        deadlineEpochMs: options.leaseUntilEpochMs,
+        version: r.version + 1,
+        updatedAtEpochMs: options.nowEpochMs,
+      };
+      this.#records.set(r.key, next);
+      this.#push([
+        {
+          key: r.key,
+          type: r.status === "PENDING" ? "lease_expired" : "sweep",
+          atEpochMs: options.nowEpochMs,
+          data: { previousStatus: r.status, previousDeadlineEpochMs: r.deadlineEpochMs },
+        },
+      ]);
+      return structuredClone(next);
+    });
+  }
+
+  #push(events: IntentEvent[]): void {
+    for (const e of events) this.#events.push({ ...structuredClone(e), id: this.#nextEventId++ });
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The closed vocabularies of Tristate, with their predicates, in one place.
+ * Source: `DESIGN.md` (vocabulary and state machine) and the source design's "Three outcomes, not two".
+ */
+
+/** Every status an intent record can have. `PENDING` is written before the call is sent. */
+export const INTENT_STATUSES = ["PENDING", "SUCCEEDED", "FAILED_NO_EFFECT", "UNKNOWN"] as const;
+/** Status of an intent record: `PENDING` before the outcome is known, then one of the three outcomes. */
+export type IntentStatus = (typeof INTENT_STATUSES)[number];
+
+/** The three outcomes of a side-effecting call (an envelope never says `PENDING`). */
+export const OUTCOMES = ["SUCCEEDED", "FAILED_NO_EFFECT", "UNKNOWN"] as const;
+/** One of the three outcomes a caller can see. */
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** True for statuses that end a record's life unless an operator acts: the effect is known. */
+export function isSettled(status: IntentStatus): status is "SUCCEEDED" | "FAILED_NO_EFFECT" {
+  return status === "SUCCEEDED" || status === "FAILED_NO_EFFECT";
+}
+
+/** True for statuses that need reconciliation before anything else may happen (rule 2). */
+export function isUnsettled(status: IntentStatus): status is "PENDING" | "UNKNOWN" {
+  return status === "PENDING" || status === "UNKNOWN";
+}
+
+/** How an UNKNOWN ended (or that it is still open: `needs_human`). */
+export const RESOLUTIONS = [
+  "found",
+  "absent_resent",
+  "human_confirmed_effect",
+  "human_confirmed_no_effect",
+  "human_resent",
+  "needs_human",
+] as const;
+/** How an UNKNOWN ended; `needs_human` while a person must still decide. */
+export type Resolution = (typeof RESOLUTIONS)[number];
+
+/** Tool kinds (DESIGN.md vocabulary). */
+export const TOOL_KINDS = ["read_only", "idempotent_by_key", "unsafe"] as const;
+/**
+ * - `read_only`: no effect; a plain retry is fine; no intent record.
+ * - `idempotent_by_key`: the remote dedupes requests carrying the same `Idempotency-Key`.
+ * - `unsafe`: no key support; never resent automatically.
+ */
+export type ToolKind = (typeof TOOL_KINDS)[number];
+
+/**
+ * Machine-readable reasons carried by envelopes and intent records (`error.code`).
+ * Source: the field cases' suggested codes plus the executor's own pre-flight checks.
+ */
+export const REASON_CODES = [
+  // FAILED_NO_EFFECT: the request provably did not reach the remote, or the remote refused before work
+  "NOT_SENT",
+  "REJECTED",
+  "DEADLINE_EXCEEDED",
+  "INVALID_ARGUMENTS",
+  "UNKNOWN_TOOL",
+  "IDEMPOTENCY_CONFLICT",
+  // UNKNOWN: the request may have been delivered
+  "READ_TIMEOUT",
+  "RESET_AFTER_WRITE",
+  "GATEWAY_5XX",
+  "IN_FLIGHT",
+  "AMBIGUOUS",
+  "LEASE_EXPIRED",
+  "NO_PROBE",
+  "PROBE_FAILED",
+  "PROBES_ABSENT_NO_DEDUPE",
+  "KEY_RETENTION_EXPIRED",
+  // operator
+  "OPERATOR_CONFIRMED_NO_EFFECT",
+] as const;
+/** A reason code; see {@link REASON_CODES}. */
+export type ReasonCode = (typeof REASON_CODES)[number];

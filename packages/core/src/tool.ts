@@ -1,0 +1,140 @@
+import type { ZodType } from "zod";
+import type { Canonicaliser } from "./canon.ts";
+import type { Deadline } from "./deadline.ts";
+import { TOOL_KINDS, type ToolKind } from "./statuses.ts";
+
+/** Default key retention (ms) when a tool declares none: 24 h, Stripe's documented retention. */
+export const DEFAULT_KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/** What `invoke` receives besides the arguments. */
+export interface InvokeContext {
+  /** The executor-derived idempotency key; send it as `Idempotency-Key` (callHttp does). */
+  idempotencyKey: string;
+  /** Aborts when the per-call timeout elapses; pass it to the transport. */
+  signal: AbortSignal;
+  /** The per-call timeout in ms (already capped by the deadline). */
+  timeoutMs: number;
+  /** The turn's deadline; forward `deadline.epochMs` to the remote if it accepts one. */
+  deadline: Deadline;
+  /** Attempt number, 1-based. Never part of the key. */
+  attempt: number;
+}
+
+/** What `probe` and `probeByIdentity` receive besides the persisted original arguments. */
+export interface ProbeContext {
+  /** The idempotency key, used as the client reference the call carried. */
+  clientRef: string;
+  /** Aborts when the probe's timeout elapses. */
+  signal: AbortSignal;
+  /** The probe's timeout in ms. */
+  timeoutMs: number;
+  /** Epoch ms the intent was created: an identity probe counts only effects since then. */
+  sinceEpochMs: number;
+}
+
+/**
+ * How to undo a confirmed effect (saga step). Stored on the intent record before the call (issue 4
+ * completes the abort flow).
+ */
+export interface CompensationSpec<A, R> {
+  /** Name of the compensating tool. */
+  tool: string;
+  /** Arguments of the compensating call from the original arguments and the confirmed result. */
+  args(original: A, result: R | undefined): Record<string, unknown>;
+}
+
+/** The declaration passed to {@link defineTool}. `A`: parsed arguments; `R`: the tool's result. */
+export interface ToolSpec<A = Record<string, unknown>, R = unknown> {
+  /** Unique tool name, e.g. `issue_refund` (letters, digits, `_`, `.`, `-`; at most 128). */
+  name: string;
+  kind: ToolKind;
+  /** Argument schema (zod). Arguments that fail it never reach the remote. */
+  args?: ZodType<A>;
+  /**
+   * Identity fields (dot paths into the arguments) with their canonicalisers. Only these feed the
+   * idempotency key: free text such as a `reason` must not. Required unless `kind` is `read_only`.
+   */
+  identity?: Record<string, Canonicaliser>;
+  /** The tool's own timeout per call, ms. */
+  timeoutMs: number;
+  /** How long the remote remembers idempotency keys, ms. Default 24 h. */
+  keyRetentionMs?: number;
+  /** One phrase naming the effect, e.g. `refund of 49.90 EUR on order A-1182`. */
+  describe?(args: A): string;
+  /** Performs the call. Throw `NotSentError` / `RejectedError` / `AmbiguousError`; anything else is UNKNOWN. */
+  invoke(args: A, ctx: InvokeContext): Promise<R>;
+  /** Key probe: finds the effect by idempotency key / client reference, or returns null. */
+  probe?(args: A, ctx: ProbeContext): Promise<unknown>;
+  /** Identity probe: finds an effect matching the business identity created since the intent, or null. */
+  probeByIdentity?(args: A, ctx: ProbeContext): Promise<unknown>;
+  /** How to undo the effect; registered with the intent before the call. */
+  compensation?: CompensationSpec<A, R>;
+  /** True for effects that cannot be undone (a sent email); put them last in a plan. */
+  irreversible?: boolean;
+  /**
+   * Whether absent probes justify a resend with the same key. Default: true for
+   * `idempotent_by_key` (the remote dedupes a resend even if the original is still in flight),
+   * false for `unsafe` (absence is no proof while a slow original may still land; field cases T06,
+   * T21): such a record stays UNKNOWN and goes to the human queue.
+   */
+  resendWhenAbsent?: boolean;
+  /** Argument fields whose values may appear in logs and spans (default: none). */
+  loggableFields?: string[];
+}
+
+/** A validated tool, as the executor holds it. */
+export interface Tool<A = Record<string, unknown>, R = unknown> extends ToolSpec<A, R> {
+  readonly identity: Record<string, Canonicaliser>;
+  readonly keyRetentionMs: number;
+  readonly resendWhenAbsent: boolean;
+}
+
+/** Any tool, whatever its argument and result types. */
+// biome-ignore lint/suspicious/noExplicitAny: a heterogeneous catalog needs the widest type
+export type AnyTool = Tool<any, any>;
+
+const NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;
+
+function fail(tool: string, field: string, rule: string): never {
+  throw new TypeError(`defineTool(${JSON.stringify(tool)}): ${field} ${rule}`);
+}
+
+/**
+ * Declares a tool. Validates the declaration and fills defaults.
+ * @throws TypeError naming the tool and the field when the declaration is invalid.
+ */
+export function defineTool<A = Record<string, unknown>, R = unknown>(spec: ToolSpec<A, R>): Tool<A, R> {
+  const name = typeof spec?.name === "string" ? spec.name : "";
+  if (!NAME_RULE.test(name)) fail(name, "name", "must match /^[A-Za-z0-9_.-]{1,128}$/");
+  if (!(TOOL_KINDS as readonly string[]).includes(spec.kind)) fail(name, "kind", `must be one of ${TOOL_KINDS.join(", ")}`);
+  if (typeof spec.timeoutMs !== "number" || !Number.isFinite(spec.timeoutMs) || spec.timeoutMs <= 0) {
+    fail(name, "timeoutMs", "must be a positive number of milliseconds");
+  }
+  if (spec.keyRetentionMs !== undefined && !(Number.isFinite(spec.keyRetentionMs) && spec.keyRetentionMs > 0)) {
+    fail(name, "keyRetentionMs", "must be a positive number of milliseconds");
+  }
+  if (typeof spec.invoke !== "function") fail(name, "invoke", "must be a function");
+  for (const hook of ["probe", "probeByIdentity", "describe"] as const) {
+    if (spec[hook] !== undefined && typeof spec[hook] !== "function") fail(name, hook, "must be a function");
+  }
+  const identity = spec.identity ?? {};
+  for (const [field, canon] of Object.entries(identity)) {
+    if (typeof canon !== "function") fail(name, `identity.${field}`, "must be a canonicaliser function (see canon)");
+    if (field === "" || field.split(".").some((p) => p === "")) fail(name, `identity.${field}`, "must be a dot path");
+  }
+  if (spec.kind !== "read_only" && Object.keys(identity).length === 0) {
+    fail(name, "identity", "must declare at least one field for a side-effecting tool");
+  }
+  if (spec.compensation !== undefined) {
+    if (typeof spec.compensation.tool !== "string" || !NAME_RULE.test(spec.compensation.tool)) {
+      fail(name, "compensation.tool", "must name a tool");
+    }
+    if (typeof spec.compensation.args !== "function") fail(name, "compensation.args", "must be a function");
+  }
+  return {
+    ...spec,
+    identity,
+    keyRetentionMs: spec.keyRetentionMs ?? DEFAULT_KEY_RETENTION_MS,
+    resendWhenAbsent: spec.resendWhenAbsent ?? spec.kind === "idempotent_by_key",
+  };
+}
