@@ -1,0 +1,148 @@
+import type { IntentError, IntentRecord } from "./intent-store.ts";
+import type { JsonValue } from "./json.ts";
+import type { Outcome, Resolution } from "./statuses.ts";
+
+/**
+ * The structured result the model reads instead of an exception string. Source: the source design's
+ * "What the model sees".
+ */
+export interface Envelope {
+  /** One of the three outcomes. A call still in flight elsewhere reads `UNKNOWN`. */
+  status: Outcome;
+  /**
+   * Whether calling again is the model's decision to make. False whenever an effect may exist
+   * unconfirmed (UNKNOWN), and for conflicts that a repeat cannot fix.
+   */
+  retry_safe: boolean;
+  /** What happened in the world, in one sentence (e.g. "refund of 49.90 EUR on order A-1182 was issued"). */
+  effect: string;
+  /** What the executor did (sent once; replayed the record; probed and found it; resent with the same key; asked an operator). */
+  action_taken: string;
+  /** What the model should do next, addressed to it. */
+  message: string;
+  /** The executor-derived idempotency key (32 hex characters). */
+  idempotency_key: string;
+  /** Attempt number of the record (1-based). */
+  attempt: number;
+  /** True when the answer comes from the intent log and nothing was sent now. */
+  replayed: boolean;
+  /** The tool's result (SUCCEEDED), or what a probe found. Absent when the tool returned nothing. */
+  result?: JsonValue;
+  /** How an UNKNOWN was (or is to be) resolved. */
+  resolution?: Resolution;
+  /** Why it failed or is unknown. */
+  error?: IntentError;
+}
+
+/**
+ * The system-prompt rule that goes with envelopes (source design: "Add a system-prompt rule: when
+ * retry_safe is false, report the status instead of calling again").
+ */
+export const RETRY_SAFE_PROMPT_RULE =
+  "Tool results are envelopes with a status of SUCCEEDED, FAILED_NO_EFFECT or UNKNOWN and a retry_safe flag. " +
+  "When retry_safe is false, do not call the tool again for that step: tell the user the status and what happens next, " +
+  "as the envelope's message says. When retry_safe is true and the status is FAILED_NO_EFFECT, nothing happened and you " +
+  "may try again. Never invent your own idempotency keys; the executor derives them.";
+
+/** Inputs for {@link buildEnvelope} beyond the record. */
+export interface EnvelopeContext {
+  /** One phrase naming the effect, from the tool's `describe` (e.g. "refund of 49.90 EUR on order A-1182"). */
+  effectPhrase: string;
+  /** True when nothing was sent during this call and the answer comes from the log. */
+  replayed: boolean;
+  /** Override for `action_taken` (e.g. after a resend or a probe). */
+  actionTaken?: string;
+}
+
+/**
+ * Builds the envelope for a record's current state. `PENDING` reads as UNKNOWN (in flight).
+ * The wording follows the source design's example envelope.
+ */
+export function buildEnvelope(record: IntentRecord, ctx: EnvelopeContext): Envelope {
+  const base = {
+    idempotency_key: record.key,
+    attempt: record.attempt,
+    replayed: ctx.replayed,
+    ...(record.result !== undefined ? { result: record.result } : {}),
+    ...(record.resolution ? { resolution: record.resolution } : {}),
+    ...(record.error ? { error: record.error } : {}),
+  };
+  switch (record.status) {
+    case "SUCCEEDED":
+      return {
+        status: "SUCCEEDED",
+        retry_safe: true,
+        effect: `${ctx.effectPhrase}: done`,
+        action_taken: ctx.actionTaken ?? (ctx.replayed ? "returned the recorded result; nothing was sent again" : succeededAction(record.resolution)),
+        message: "The effect happened exactly once. Do not call this tool again for this step; tell the user it is done.",
+        ...base,
+      };
+    case "FAILED_NO_EFFECT":
+      return {
+        status: "FAILED_NO_EFFECT",
+        retry_safe: true,
+        effect: `${ctx.effectPhrase}: not done (nothing happened)`,
+        action_taken: ctx.actionTaken ?? (ctx.replayed ? "returned the recorded failure" : "the request did not take effect"),
+        message:
+          "Nothing happened. You may try again (the same step reuses the same key), change the request, or tell the user.",
+        ...base,
+      };
+    case "PENDING":
+    case "UNKNOWN": {
+      const inFlight = record.status === "PENDING" || record.error?.code === "IN_FLIGHT";
+      return {
+        status: "UNKNOWN",
+        retry_safe: false,
+        effect: `${ctx.effectPhrase}: may or may not have happened`,
+        action_taken:
+          ctx.actionTaken ??
+          (record.needsHuman
+            ? "reconciliation could not decide; an operator has been asked to confirm"
+            : inFlight
+              ? "another call for this step is still in flight; reconciliation follows if it does not finish"
+              : "reconciliation scheduled"),
+        message:
+          "Do not do this again. Tell the user it is being confirmed; calling again for this step only reports the status.",
+        ...base,
+      };
+    }
+  }
+}
+
+function succeededAction(resolution: Resolution | null): string {
+  switch (resolution) {
+    case "found":
+      return "the outcome was unknown; a probe found the effect";
+    case "absent_resent":
+      return "the outcome was unknown; probes found nothing, so it was resent once with the same key";
+    case "human_confirmed_effect":
+      return "an operator confirmed the effect";
+    case "human_resent":
+      return "an operator resent it with the same key";
+    case "human_confirmed_no_effect":
+    case "needs_human":
+    case null:
+      return "sent once";
+  }
+}
+
+/** Envelope for a call refused before anything was recorded or sent (bad input, no budget, conflict). */
+export function refusalEnvelope(fields: {
+  key: string;
+  effectPhrase: string;
+  error: IntentError;
+  retrySafe: boolean;
+  message: string;
+}): Envelope {
+  return {
+    status: "FAILED_NO_EFFECT",
+    retry_safe: fields.retrySafe,
+    effect: `${fields.effectPhrase}: not done (nothing was sent)`,
+    action_taken: "refused before sending; nothing was recorded or sent",
+    message: fields.message,
+    idempotency_key: fields.key,
+    attempt: 0,
+    replayed: false,
+    error: fields.error,
+  };
+}

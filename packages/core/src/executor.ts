@@ -1,0 +1,406 @@
+import { SpanStatusCode, type Tracer } from "@opentelemetry/api";
+import type { ZodError } from "zod";
+import { CanonicalisationError } from "./canon.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import { Deadline } from "./deadline.ts";
+import { type Envelope, refusalEnvelope } from "./envelope.ts";
+import { isDeadlineExceededError } from "./errors.ts";
+import { canonicalIdentity, idempotencyKey } from "./idempotency-key.ts";
+import type { IntentError, IntentRecord, IntentStore } from "./intent-store.ts";
+import { toJson } from "./json.ts";
+import { reconcile } from "./reconcile.ts";
+import { type ProbeOptions, type Runtime, defaultTracer, effectPhrase, envelopeFor, event } from "./runtime.ts";
+import { sendOnce } from "./send.ts";
+import { classifyError } from "./classify.ts";
+import type { AnyTool } from "./tool.ts";
+
+/** Options of {@link createExecutor}. */
+export interface ExecutorOptions {
+  /** The durable intent log (`PrismaIntentStore` from `@tristate/db`; `MemoryIntentStore` in unit tests). */
+  store: IntentStore;
+  /** The tool catalog (from `defineTool`). Names must be unique. */
+  tools: readonly AnyTool[];
+  /** Reconciliation probes: `attempts` (default 3), `spacingMs` (default 1000), `timeoutMs` (default 5000). */
+  probe?: ProbeOptions;
+  /** Time source; inject a fake one in tests. Default: the system clock. */
+  clock?: Clock;
+  /** OpenTelemetry tracer (`@opentelemetry/api`). Default: the global tracer provider's (a no-op without an SDK). */
+  tracer?: Tracer;
+  /** Sweeper passes without evidence before a record goes to the human queue. @default 5 */
+  maxReconcileSweeps?: number;
+  /**
+   * Write every outcome durably (wait for the WAL flush). By default an outcome is written without
+   * waiting when losing it costs only a probe (the tool has a probe or the remote dedupes by key).
+   * @default false
+   */
+  durableOutcomes?: boolean;
+}
+
+/** One tool call from an agent. */
+export interface CallInput {
+  /** The agent run (one conversation or job). */
+  runId: string;
+  /** The plan step within the run; a retry of the step reuses it, a new effect gets a new one. */
+  stepId: string;
+  /** Tool name from the catalog. */
+  tool: string;
+  /** Arguments as the model produced them (validated by the tool's schema). */
+  args: unknown;
+  /** The turn's deadline (one per turn, shared by every call in it). */
+  deadline: Deadline;
+}
+
+/** The executor: one entry point per tool call. */
+export interface Executor {
+  /**
+   * Runs one tool call with the source design's `call_tool` + `reconcile` and DESIGN.md rules 1–8.
+   * Never throws for model mistakes (unknown tool, bad arguments, no budget): those come back as a
+   * FAILED_NO_EFFECT envelope naming the field and the rule.
+   * @throws TypeError for programmer errors (missing runId/stepId, `deadline` not a Deadline).
+   * @throws whatever the store throws when the intent log is unreachable (nothing is sent then).
+   */
+  call(input: CallInput): Promise<Envelope>;
+  /**
+   * Reconciles one UNKNOWN record now (the sweeper and operators use it).
+   * @throws Error when the record or its tool does not exist.
+   */
+  reconcileKey(key: string, deadline: Deadline, trigger?: "call" | "sweeper"): Promise<Envelope>;
+  /** The catalog by name. */
+  readonly tools: ReadonlyMap<string, AnyTool>;
+  /** The store this executor writes to. */
+  readonly store: IntentStore;
+  /** The executor's clock. */
+  readonly clock: Clock;
+}
+
+const ID_RULE = /^[\x21-\x7e]{1,200}$/;
+
+/**
+ * Creates an executor. Source: the source design's `call_tool` and `reconcile`; DESIGN.md's state
+ * machine and rules 1–8.
+ * @throws TypeError when two tools share a name or options are invalid.
+ */
+export function createExecutor(options: ExecutorOptions): Executor {
+  const tools = new Map<string, AnyTool>();
+  for (const tool of options.tools) {
+    if (tools.has(tool.name)) throw new TypeError(`createExecutor: tools contains "${tool.name}" twice`);
+    tools.set(tool.name, tool);
+  }
+  const probe = {
+    attempts: options.probe?.attempts ?? 3,
+    spacingMs: options.probe?.spacingMs ?? 1000,
+    timeoutMs: options.probe?.timeoutMs ?? 5000,
+  };
+  if (!Number.isInteger(probe.attempts) || probe.attempts < 1) throw new TypeError("createExecutor: probe.attempts must be an integer ≥ 1");
+  if (!(probe.spacingMs >= 0)) throw new TypeError("createExecutor: probe.spacingMs must be ≥ 0 ms");
+  if (!(probe.timeoutMs > 0)) throw new TypeError("createExecutor: probe.timeoutMs must be > 0 ms");
+  const rt: Runtime = {
+    store: options.store,
+    tools,
+    clock: options.clock ?? systemClock,
+    tracer: options.tracer ?? defaultTracer(),
+    probe,
+    maxReconcileSweeps: options.maxReconcileSweeps ?? 5,
+    durableOutcomes: options.durableOutcomes ?? false,
+  };
+  return {
+    call: (input) => call(rt, input),
+    reconcileKey: (key, deadline, trigger = "call") => reconcileKey(rt, key, deadline, trigger),
+    tools,
+    store: rt.store,
+    clock: rt.clock,
+  };
+}
+
+async function call(rt: Runtime, input: CallInput): Promise<Envelope> {
+  if (typeof input !== "object" || input === null) throw new TypeError("executor.call: input must be an object");
+  for (const field of ["runId", "stepId", "tool"] as const) {
+    if (typeof input[field] !== "string" || !ID_RULE.test(input[field])) {
+      throw new TypeError(`executor.call: ${field} must be a non-empty printable string of at most 200 characters`);
+    }
+  }
+  if (!(input.deadline instanceof Deadline)) throw new TypeError("executor.call: deadline must be a Deadline (Deadline.after(ms) or Deadline.at(epochMs))");
+
+  return rt.tracer.startActiveSpan(
+    `execute_tool ${input.tool}`,
+    {
+      attributes: {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": input.tool,
+        "tristate.run_id": input.runId,
+        "tristate.step_id": input.stepId,
+      },
+    },
+    async (span) => {
+      try {
+        const envelope = await callInSpan(rt, input, span.spanContext().traceId);
+        span.setAttributes({
+          "tristate.idempotency_key": envelope.idempotency_key,
+          "tristate.attempt": envelope.attempt,
+          "tristate.outcome": envelope.status,
+          "tristate.replayed": envelope.replayed,
+          "tristate.retry_safe": envelope.retry_safe,
+          ...(envelope.resolution ? { "tristate.resolution": envelope.resolution } : {}),
+          ...(envelope.error ? { "error.type": envelope.error.code } : {}),
+        });
+        return envelope;
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
+async function callInSpan(rt: Runtime, input: CallInput, traceId: string): Promise<Envelope> {
+  const tool = rt.tools.get(input.tool);
+  if (!tool) {
+    return refusalEnvelope({
+      key: "",
+      effectPhrase: input.tool,
+      error: { code: "UNKNOWN_TOOL", message: `tool: "${input.tool}" is not in the catalog`, field: "tool", rule: "must name a declared tool" },
+      retrySafe: false,
+      message: `There is no tool named "${input.tool}". Use one of: ${[...rt.tools.keys()].join(", ")}.`,
+    });
+  }
+
+  // Validate and canonicalise before anything is written or sent.
+  let args: unknown = input.args;
+  if (tool.args) {
+    const parsed = tool.args.safeParse(input.args);
+    if (!parsed.success) return invalidArgs(tool, input.tool, zodIssue(parsed.error));
+    args = parsed.data;
+  } else if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    return invalidArgs(tool, input.tool, { field: "args", rule: "must be an object" });
+  }
+  let identity: Record<string, string>;
+  try {
+    identity = canonicalIdentity(args, tool.identity);
+  } catch (error) {
+    if (error instanceof CanonicalisationError) return invalidArgs(tool, input.tool, { field: error.field, rule: error.rule });
+    throw error;
+  }
+  const key = idempotencyKey(input.runId, input.stepId, tool.name, identity);
+  const phrase = effectPhrase(tool, tool.name, args, identity);
+
+  if (tool.kind === "read_only") return callReadOnly(rt, tool, args, key, phrase, input.deadline);
+
+  let timeoutMs: number | null = null;
+  let budgetError: IntentError | null = null;
+  try {
+    timeoutMs = input.deadline.timeoutFor(tool.timeoutMs);
+  } catch (error) {
+    if (!isDeadlineExceededError(error)) throw error;
+    budgetError = { code: "DEADLINE_EXCEEDED", message: error.message, field: "deadline", rule: "must leave at least 1000 ms after a 2000 ms reserve" };
+  }
+
+  let persistedArgs: ReturnType<typeof toJson>;
+  try {
+    persistedArgs = toJson(args) ?? null;
+  } catch {
+    return invalidArgs(tool, input.tool, { field: "args", rule: "must be JSON-serialisable" });
+  }
+
+  if (budgetError || timeoutMs === null) {
+    // No budget to send. A recorded outcome can still be replayed; otherwise nothing is written.
+    const prior = await rt.store.get(key);
+    if (prior) return onExisting(rt, tool, prior, key, input.deadline, null);
+    return refusalEnvelope({
+      key,
+      effectPhrase: phrase,
+      error: budgetError ?? { code: "DEADLINE_EXCEEDED", message: "no budget" },
+      retrySafe: true,
+      message: "Not enough of this turn's time budget is left to start this action safely; nothing was sent. Try again in a new turn with a fresh deadline.",
+    });
+  }
+
+  const now = rt.clock.nowEpochMs();
+  const claim = await rt.store.claim(
+    {
+      key,
+      runId: input.runId,
+      stepId: input.stepId,
+      tool: tool.name,
+      args: persistedArgs,
+      identity,
+      attempt: 1,
+      deadlineEpochMs: input.deadline.epochMs,
+      compensation: tool.compensation ? { tool: tool.compensation.tool } : null,
+      createdAtEpochMs: now,
+      traceId: /^0+$/.test(traceId) ? null : traceId,
+    },
+    [event(rt, key, "created", { runId: input.runId, stepId: input.stepId, tool: tool.name, deadlineEpochMs: input.deadline.epochMs })],
+    now,
+  );
+  if (claim.claimed) return send(rt, tool, claim.record, input.deadline, timeoutMs);
+  return onExisting(rt, tool, claim.existing, key, input.deadline, timeoutMs);
+}
+
+/** A record already exists for this key or this (run, step, tool): rules 1–5. */
+async function onExisting(
+  rt: Runtime,
+  tool: AnyTool,
+  existing: IntentRecord,
+  key: string,
+  deadline: Deadline,
+  timeoutMs: number | null,
+): Promise<Envelope> {
+  let record = existing;
+  for (let round = 0; round < 5; round++) {
+    if (record.key !== key) return conflict(rt, tool, record, key);
+    const now = rt.clock.nowEpochMs();
+    switch (record.status) {
+      case "SUCCEEDED":
+        return envelopeFor(rt, record, true); // rule 1
+      case "FAILED_NO_EFFECT": {
+        // Rule 3: a new attempt reuses the same key.
+        if (timeoutMs === null) return envelopeFor(rt, record, true);
+        const next = await rt.store.update(
+          key,
+          record.version,
+          { status: "PENDING", attempt: record.attempt + 1, deadlineEpochMs: deadline.epochMs, error: null, resolution: null, needsHuman: false, finishedAtEpochMs: null },
+          [event(rt, key, "created", { attempt: record.attempt + 1, deadlineEpochMs: deadline.epochMs, retryOf: "FAILED_NO_EFFECT" })],
+          now,
+        );
+        if (next) return send(rt, tool, next, deadline, timeoutMs);
+        break; // lost the race: look again
+      }
+      case "PENDING": {
+        if (record.deadlineEpochMs > now) {
+          // Rule 2: the owner's call is still in flight. Change nothing.
+          return envelopeFor(rt, { ...record, error: record.error ?? { code: "IN_FLIGHT", message: "a call for this step is in flight" } }, true);
+        }
+        const taken = await rt.store.update(
+          key,
+          record.version,
+          { status: "UNKNOWN", error: { code: "LEASE_EXPIRED", message: "the call's deadline passed with no outcome recorded (crash or lost outcome)" } },
+          [event(rt, key, "lease_expired", { previousDeadlineEpochMs: record.deadlineEpochMs })],
+          now,
+        );
+        if (taken) return reconcileRecord(rt, tool, taken, deadline);
+        break;
+      }
+      case "UNKNOWN":
+        return reconcileRecord(rt, tool, record, deadline);
+    }
+    const again = await rt.store.get(key);
+    if (!again) throw new Error(`intent record ${key} disappeared`);
+    record = again;
+  }
+  return envelopeFor(rt, record, true);
+}
+
+function reconcileRecord(rt: Runtime, tool: AnyTool, record: IntentRecord, deadline: Deadline): Promise<Envelope> {
+  if (record.needsHuman && !tool.probe && !tool.probeByIdentity) {
+    // Nothing new can be learnt without a probe: report, write nothing, send nothing.
+    return Promise.resolve(envelopeFor(rt, record, true));
+  }
+  return reconcile(rt, tool, record, deadline, "call");
+}
+
+async function send(rt: Runtime, tool: AnyTool, record: IntentRecord, deadline: Deadline, timeoutMs: number): Promise<Envelope> {
+  const sent = await sendOnce(rt, tool, record, deadline, timeoutMs, { resolutionOnSuccess: null, spanName: `invoke ${tool.name}` });
+  switch (sent.kind) {
+    case "settled":
+      return sent.envelope;
+    case "unknown":
+      return reconcile(rt, tool, sent.record, deadline, "after_unknown");
+    case "lost":
+      if (!sent.record) throw new Error(`intent record ${record.key} disappeared`);
+      return envelopeFor(rt, sent.record, false);
+  }
+}
+
+async function conflict(rt: Runtime, tool: AnyTool, existing: IntentRecord, key: string): Promise<Envelope> {
+  await rt.store.appendEvents([event(rt, existing.key, "conflict", { refusedKey: key })]);
+  const phrase = effectPhrase(tool, tool.name, existing.args, existing.identity);
+  return refusalEnvelope({
+    key,
+    effectPhrase: `a different ${tool.name} in step ${existing.stepId}`,
+    error: {
+      code: "IDEMPOTENCY_CONFLICT",
+      message: `step ${existing.stepId} of run ${existing.runId} already holds ${phrase} (key ${existing.key}, ${existing.status}); one step, one effect`,
+      field: "args",
+      rule: "the identity fields must match the step's first call",
+    },
+    retrySafe: false,
+    message: `This step already did ${phrase}. A different ${tool.name} needs its own step id; do not reuse this step for it.`,
+  });
+}
+
+async function callReadOnly(rt: Runtime, tool: AnyTool, args: unknown, key: string, phrase: string, deadline: Deadline): Promise<Envelope> {
+  let timeoutMs: number;
+  try {
+    timeoutMs = deadline.timeoutFor(tool.timeoutMs);
+  } catch (error) {
+    if (!isDeadlineExceededError(error)) throw error;
+    return refusalEnvelope({
+      key,
+      effectPhrase: phrase,
+      error: { code: "DEADLINE_EXCEEDED", message: error.message, field: "deadline", rule: "must leave at least 1000 ms after a 2000 ms reserve" },
+      retrySafe: true,
+      message: "Not enough time is left in this turn to run the lookup.",
+    });
+  }
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError")), timeoutMs);
+  try {
+    const value = await tool.invoke(args, { idempotencyKey: key, signal: controller.signal, timeoutMs, deadline, attempt: 1 });
+    const result = toJson(value);
+    return {
+      status: "SUCCEEDED",
+      retry_safe: true,
+      effect: `${phrase}: read (no effect)`,
+      action_taken: "ran the read-only tool",
+      message: "Read-only result.",
+      idempotency_key: key,
+      attempt: 1,
+      replayed: false,
+      ...(result !== undefined ? { result } : {}),
+    };
+  } catch (error) {
+    const c = classifyError(error);
+    return {
+      status: "FAILED_NO_EFFECT",
+      retry_safe: true,
+      effect: `${phrase}: read failed (a read-only tool has no effect)`,
+      action_taken: "ran the read-only tool; it failed",
+      message: "The lookup failed; it has no side effect, so you may try again.",
+      idempotency_key: key,
+      attempt: 1,
+      replayed: false,
+      error: { code: c.code, message: c.message, ...(c.httpStatus !== undefined ? { httpStatus: c.httpStatus } : {}) },
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function reconcileKey(rt: Runtime, key: string, deadline: Deadline, trigger: "call" | "sweeper"): Promise<Envelope> {
+  const record = await rt.store.get(key);
+  if (!record) throw new Error(`reconcileKey: no intent record with key ${key}`);
+  const tool = rt.tools.get(record.tool);
+  if (!tool) throw new Error(`reconcileKey: record ${key} names tool "${record.tool}", which is not in the catalog`);
+  if (record.status !== "UNKNOWN") return envelopeFor(rt, record, true);
+  return reconcile(rt, tool, record, deadline, trigger);
+}
+
+function invalidArgs(tool: AnyTool, name: string, issue: { field: string; rule: string }): Envelope {
+  return refusalEnvelope({
+    key: "",
+    effectPhrase: tool.describe ? name : name,
+    error: { code: "INVALID_ARGUMENTS", message: `${issue.field} ${issue.rule}`, field: issue.field, rule: issue.rule },
+    retrySafe: true,
+    message: `The arguments are invalid: ${issue.field} ${issue.rule}. Fix them and call again; nothing was sent.`,
+  });
+}
+
+function zodIssue(error: ZodError): { field: string; rule: string } {
+  const issue = error.issues[0];
+  if (!issue) return { field: "args", rule: "are invalid" };
+  const field = issue.path.length ? issue.path.map(String).join(".") : "args";
+  return { field, rule: issue.message };
+}

@@ -1,0 +1,68 @@
+/**
+ * `@tristate/core`: the executor for side-effecting tool calls — deadlines, idempotency keys from
+ * declared identity fields, the intent log port, reconciliation, envelopes. No I/O framework.
+ */
+export { canon, CanonicalisationError, type Canonicaliser } from "./canon.ts";
+export { systemClock, type Clock } from "./clock.ts";
+export { Deadline, DEFAULT_RESERVE_MS, MIN_CALL_BUDGET_MS } from "./deadline.ts";
+export {
+  buildEnvelope,
+  type Envelope,
+  type EnvelopeContext,
+  RETRY_SAFE_PROMPT_RULE,
+  refusalEnvelope,
+} from "./envelope.ts";
+export {
+  AmbiguousError,
+  DeadlineExceededError,
+  isAmbiguousError,
+  isDeadlineExceededError,
+  isNotSentError,
+  isRejectedError,
+  NotSentError,
+  RejectedError,
+  type ToolErrorFields,
+} from "./errors.ts";
+export { type CallInput, createExecutor, type Executor, type ExecutorOptions } from "./executor.ts";
+export { canonicalIdentity, idempotencyKey, readPath } from "./idempotency-key.ts";
+export {
+  type ClaimResult,
+  INTENT_EVENT_TYPES,
+  type IntentError,
+  type IntentEvent,
+  type IntentEventType,
+  type IntentPatch,
+  type IntentRecord,
+  type IntentStore,
+  type NewIntentRecord,
+  type StoredIntentEvent,
+  type WriteOptions,
+} from "./intent-store.ts";
+export { type JsonObject, type JsonValue, toJson } from "./json.ts";
+export { MemoryIntentStore } from "./memory-intent-store.ts";
+export type { ProbeOptions } from "./runtime.ts";
+export {
+  INTENT_STATUSES,
+  type IntentStatus,
+  isSettled,
+  isUnsettled,
+  OUTCOMES,
+  type Outcome,
+  REASON_CODES,
+  type ReasonCode,
+  RESOLUTIONS,
+  type Resolution,
+  TOOL_KINDS,
+  type ToolKind,
+} from "./statuses.ts";
+export { type SweepOptions, type SweepReport, sweepStale } from "./sweeper.ts";
+export {
+  type AnyTool,
+  type CompensationSpec,
+  DEFAULT_KEY_RETENTION_MS,
+  defineTool,
+  type InvokeContext,
+  type ProbeContext,
+  type Tool,
+  type ToolSpec,
+} from "./tool.ts";

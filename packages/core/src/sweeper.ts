@@ -1,0 +1,52 @@
+import { Deadline } from "./deadline.ts";
+import type { Envelope } from "./envelope.ts";
+import type { Executor } from "./executor.ts";
+import type { IntentStore } from "./intent-store.ts";
+
+/** Options of {@link sweepStale}. */
+export interface SweepOptions {
+  /** The intent log (the executor's, normally). */
+  store: IntentStore;
+  /** The executor whose catalog knows the records' tools. */
+  executor: Executor;
+  /** Most records taken in one pass. @default 50 */
+  limit?: number;
+  /** Budget for reconciling one record (probes, a resend), ms; also the lease the sweeper holds on it. @default 30000 */
+  budgetMs?: number;
+}
+
+/** What one sweep pass did. */
+export interface SweepReport {
+  /** Records taken (PENDING past their deadline, UNKNOWN due for another try). */
+  taken: number;
+  /** Envelope per key after reconciliation. */
+  results: { key: string; envelope?: Envelope; error?: string }[];
+}
+
+/**
+ * One sweeper pass (source design: "Orphaned PENDING records… Run a sweeper that reconciles any
+ * PENDING record older than its deadline"). Takes due records with `claimStale` (several sweepers
+ * never take the same record), marks PENDING ones UNKNOWN, and reconciles each. Age alone never
+ * settles a record (field case T30): without evidence it stays UNKNOWN, and after the executor's
+ * `maxReconcileSweeps` passes it goes to the human queue.
+ * Errors of one record are reported, not thrown, so one bad record cannot stop the pass.
+ */
+export async function sweepStale(options: SweepOptions): Promise<SweepReport> {
+  const limit = options.limit ?? 50;
+  const budgetMs = options.budgetMs ?? 30_000;
+  if (!Number.isInteger(limit) || limit < 1) throw new TypeError("sweepStale: limit must be an integer ≥ 1");
+  if (!(budgetMs >= 3000)) throw new TypeError("sweepStale: budgetMs must be at least 3000 ms");
+  const clock = options.executor.clock;
+  const now = clock.nowEpochMs();
+  const taken = await options.store.claimStale({ nowEpochMs: now, limit, leaseUntilEpochMs: now + budgetMs });
+  const results: SweepReport["results"] = [];
+  for (const record of taken) {
+    try {
+      const envelope = await options.executor.reconcileKey(record.key, Deadline.after(budgetMs, clock), "sweeper");
+      results.push({ key: record.key, envelope });
+    } catch (error) {
+      results.push({ key: record.key, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return { taken: taken.length, results };
+}

@@ -1,0 +1,242 @@
+import { once } from "node:events";
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+/**
+ * A fake remote service over a real loopback socket, for fault injection in tests. It performs
+ * "effects" (e.g. refunds) on `POST /effects`, optionally honours `Idempotency-Key` like Stripe and
+ * the IETF idempotency-key draft (replay a key's response; 409 while the key's first request is in
+ * flight; 422 when a key is reused with another body), and offers probes:
+ * `GET /effects?clientRef=<key>` (key probe) and `GET /effects/search?<field>=<value>&since=<epoch ms>`
+ * (identity probe). Faults are queued per POST and consumed in order.
+ */
+export interface FakeRemoteOptions {
+  /** The remote dedupes by `Idempotency-Key`. @default true */
+  honorsKey?: boolean;
+  /** How long the remote remembers keys, ms. @default 24 h */
+  keyRetentionMs?: number;
+  /** Time source for `since` filters and retention, epoch ms. @default Date.now */
+  now?: () => number;
+}
+
+/** What the remote does with one POST. */
+export interface Fault {
+  /** Perform the effect (before answering). @default true */
+  commit?: boolean;
+  /** Wait this long (ms) before committing. @default 0 */
+  commitDelayMs?: number;
+  /** The effect becomes visible to probes only this long (ms) after it is committed. @default 0 */
+  visibleAfterMs?: number;
+  /**
+   * How to answer: `respond` (201 with the effect), `hang` (never answer; the client times out),
+   * `reset` (destroy the socket with RST before any response byte), or an HTTP status.
+   * @default "respond"
+   */
+  then?: "respond" | "hang" | "reset" | number;
+  /** Delay before answering, ms. @default 0 */
+  respondDelayMs?: number;
+}
+
+/** One committed effect. */
+export interface FakeEffect {
+  id: string;
+  clientRef: string | null;
+  body: Record<string, unknown>;
+  /** Epoch ms it was committed. */
+  committedAtEpochMs: number;
+  /** Epoch ms from which probes see it. */
+  visibleAtEpochMs: number;
+  state: string;
+}
+
+/** A running fake remote. */
+export interface FakeRemote {
+  /** Base URL, e.g. `http://127.0.0.1:40123`. */
+  readonly url: string;
+  /** Committed effects (the number that must be 1 in a "no duplicate" test). */
+  readonly effects: FakeEffect[];
+  /** Mutating requests that reached the remote (read completely). */
+  posts: number;
+  /** Read-only probe requests served. */
+  probes: number;
+  /** `Idempotency-Key` header values received, in order. */
+  readonly keysSeen: string[];
+  /** Request bodies received, in order. */
+  readonly bodiesSeen: unknown[];
+  /** `Request-Deadline` header values received. */
+  readonly deadlinesSeen: string[];
+  /** Queues faults for the next POSTs. */
+  fault(...faults: Fault[]): void;
+  /** Answer probes with HTTP 503 while true. */
+  probesFail: boolean;
+  /** Stops the server and destroys open sockets. */
+  close(): Promise<void>;
+}
+
+/** Starts a fake remote on 127.0.0.1 with a random port. */
+export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<FakeRemote> {
+  const honorsKey = options.honorsKey ?? true;
+  const retention = options.keyRetentionMs ?? 24 * 3600_000;
+  const now = options.now ?? Date.now;
+  const queue: Fault[] = [];
+  const sockets = new Set<Socket>();
+  const keys = new Map<string, { body: string; inFlight: boolean; response?: { status: number; body: unknown }; atEpochMs: number }>();
+  let seq = 0;
+
+  const remote: Omit<FakeRemote, "url" | "close"> = {
+    effects: [],
+    posts: 0,
+    probes: 0,
+    keysSeen: [],
+    bodiesSeen: [],
+    deadlinesSeen: [],
+    probesFail: false,
+    fault: (...faults) => queue.push(...faults),
+  };
+
+  const send = (res: ServerResponse, status: number, body?: unknown) => {
+    if (body === undefined) {
+      res.writeHead(status).end();
+      return;
+    }
+    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  };
+
+  const handlePost = async (req: IncomingMessage, res: ServerResponse, raw: string) => {
+    remote.posts++;
+    const key = (req.headers["idempotency-key"] as string | undefined) ?? null;
+    if (key) remote.keysSeen.push(key);
+    const deadline = req.headers["request-deadline"];
+    if (typeof deadline === "string") remote.deadlinesSeen.push(deadline);
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(raw || "{}");
+    } catch {
+      return send(res, 400, { error: "body must be JSON" });
+    }
+    remote.bodiesSeen.push(body);
+    if (honorsKey && key) {
+      const prior = keys.get(key);
+      if (prior && now() - prior.atEpochMs <= retention) {
+        if (prior.body !== raw) return send(res, 422, { error: "idempotency key reused with a different request" });
+        if (prior.inFlight) return send(res, 409, { error: "a request with this idempotency key is in progress" });
+        if (prior.response) return send(res, prior.response.status, prior.response.body);
+      }
+      keys.set(key, { body: raw, inFlight: true, atEpochMs: now() });
+    }
+    const fault = queue.shift() ?? {};
+    const commit = fault.commit ?? true;
+    let effect: FakeEffect | undefined;
+    if (fault.commitDelayMs) await sleep(fault.commitDelayMs);
+    if (commit) {
+      const at = now();
+      effect = {
+        id: `fx_${++seq}`,
+        clientRef: key ?? (typeof body.clientRef === "string" ? body.clientRef : null),
+        body,
+        committedAtEpochMs: at,
+        visibleAtEpochMs: at + (fault.visibleAfterMs ?? 0),
+        state: "succeeded",
+      };
+      remote.effects.push(effect);
+    }
+    const then = fault.then ?? "respond";
+    const entry = key ? keys.get(key) : undefined;
+    if (fault.respondDelayMs) await sleep(fault.respondDelayMs);
+    if (then === "hang") {
+      // Never answer. The key stays "in flight" until the socket closes.
+      req.socket.once("close", () => {
+        if (entry) {
+          entry.inFlight = false;
+          if (effect) entry.response = { status: 201, body: view(effect) };
+          else keys.delete(key!);
+        }
+      });
+      return;
+    }
+    if (then === "reset") {
+      if (entry) {
+        entry.inFlight = false;
+        if (effect) entry.response = { status: 201, body: view(effect) };
+        else keys.delete(key!);
+      }
+      req.socket.resetAndDestroy();
+      return;
+    }
+    if (typeof then === "number") {
+      if (entry) {
+        entry.inFlight = false;
+        if (effect) entry.response = { status: 201, body: view(effect) };
+        else keys.delete(key!);
+      }
+      return send(res, then, { error: `injected ${then}` });
+    }
+    if (!effect) {
+      if (key) keys.delete(key);
+      return send(res, 500, { error: "no effect" });
+    }
+    if (entry) {
+      entry.inFlight = false;
+      entry.response = { status: 201, body: view(effect) };
+    }
+    return send(res, 201, view(effect));
+  };
+
+  const handleGet = (url: URL, res: ServerResponse) => {
+    remote.probes++;
+    if (remote.probesFail) return send(res, 503, { error: "probe unavailable" });
+    const t = now();
+    const visible = remote.effects.filter((e) => e.visibleAtEpochMs <= t);
+    if (url.pathname === "/effects") {
+      const ref = url.searchParams.get("clientRef");
+      return send(res, 200, visible.filter((e) => ref !== null && e.clientRef === ref).map(view));
+    }
+    if (url.pathname === "/effects/search") {
+      const since = Number(url.searchParams.get("since") ?? "0");
+      const matches = visible.filter(
+        (e) =>
+          e.committedAtEpochMs >= since &&
+          [...url.searchParams.entries()].every(([k, v]) => k === "since" || String(e.body[k] ?? "").toUpperCase() === v.toUpperCase()),
+      );
+      return send(res, 200, matches.map(view));
+    }
+    return send(res, 404, { error: "not found" });
+  };
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const url = new URL(req.url ?? "/", "http://127.0.0.1");
+      if (req.method === "POST" && url.pathname === "/effects") {
+        void handlePost(req, res, Buffer.concat(chunks).toString("utf8"));
+      } else if (req.method === "GET") {
+        handleGet(url, res);
+      } else {
+        send(res, 404, { error: "not found" });
+      }
+    });
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(remote, {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  }) as FakeRemote;
+}
+
+function view(e: FakeEffect): Record<string, unknown> {
+  return { id: e.id, clientRef: e.clientRef, state: e.state, ...e.body };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
