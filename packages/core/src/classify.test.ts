@@ -1,0 +1,268 @@
+import { describe, expect, it } from "vitest";
+import { type Classification, classifyError, classifyHttpStatus, parseRetryAfterMs } from "./classify.ts";
+import { AmbiguousError, DeadlineExceededError, NotSentError, RejectedError } from "./errors.ts";
+import type { ReasonCode } from "./statuses.ts";
+
+const withCode = (code: string, message = "x") => Object.assign(new Error(message), { code });
+const fetchFailed = (cause: unknown) => new TypeError("fetch failed", { cause });
+
+type Row = [label: string, error: unknown, outcome: Classification["outcome"], code: ReasonCode];
+
+describe("field-t09-fetch-failed-hides-cause", () => {
+  // The T09 table: status FAILED_NO_EFFECT ⇔ retry_safe true, UNKNOWN ⇔ retry_safe false.
+  const rows: Row[] = [
+    [
+      "fetch failed, cause ECONNREFUSED (plain object)",
+      fetchFailed({ code: "ECONNREFUSED" }),
+      "FAILED_NO_EFFECT",
+      "NOT_SENT",
+    ],
+    ["fetch failed, cause ECONNREFUSED (Error)", fetchFailed(withCode("ECONNREFUSED")), "FAILED_NO_EFFECT", "NOT_SENT"],
+    ["fetch failed, cause ENOTFOUND", fetchFailed(withCode("ENOTFOUND")), "FAILED_NO_EFFECT", "NOT_SENT"],
+    ["fetch failed, cause EAI_AGAIN", fetchFailed(withCode("EAI_AGAIN")), "FAILED_NO_EFFECT", "NOT_SENT"],
+    [
+      "fetch failed, cause UND_ERR_CONNECT_TIMEOUT",
+      fetchFailed(withCode("UND_ERR_CONNECT_TIMEOUT")),
+      "FAILED_NO_EFFECT",
+      "NOT_SENT",
+    ],
+    [
+      "fetch failed, cause ERR_TLS_CERT_ALTNAME_INVALID",
+      fetchFailed(withCode("ERR_TLS_CERT_ALTNAME_INVALID")),
+      "FAILED_NO_EFFECT",
+      "NOT_SENT",
+    ],
+    ["fetch failed, cause CERT_HAS_EXPIRED", fetchFailed(withCode("CERT_HAS_EXPIRED")), "FAILED_NO_EFFECT", "NOT_SENT"],
+    [
+      "fetch failed, cause DEPTH_ZERO_SELF_SIGNED_CERT",
+      fetchFailed(withCode("DEPTH_ZERO_SELF_SIGNED_CERT")),
+      "FAILED_NO_EFFECT",
+      "NOT_SENT",
+    ],
+    [
+      "fetch failed, cause UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+      fetchFailed(withCode("UNABLE_TO_VERIFY_LEAF_SIGNATURE")),
+      "FAILED_NO_EFFECT",
+      "NOT_SENT",
+    ],
+    [
+      "fetch failed, cause SELF_SIGNED_CERT_IN_CHAIN",
+      fetchFailed(withCode("SELF_SIGNED_CERT_IN_CHAIN")),
+      "FAILED_NO_EFFECT",
+      "NOT_SENT",
+    ],
+    [
+      "Node happy-eyeballs AggregateError ECONNREFUSED",
+      fetchFailed(
+        Object.assign(new AggregateError([withCode("ECONNREFUSED"), withCode("ECONNREFUSED")], ""), {
+          code: "ECONNREFUSED",
+        }),
+      ),
+      "FAILED_NO_EFFECT",
+      "NOT_SENT",
+    ],
+    ["Bun ConnectionRefused", withCode("ConnectionRefused", "Unable to connect"), "FAILED_NO_EFFECT", "NOT_SENT"],
+    [
+      "fetch failed, cause UND_ERR_HEADERS_TIMEOUT",
+      fetchFailed(withCode("UND_ERR_HEADERS_TIMEOUT")),
+      "UNKNOWN",
+      "READ_TIMEOUT",
+    ],
+    [
+      "fetch failed, cause UND_ERR_BODY_TIMEOUT",
+      fetchFailed(withCode("UND_ERR_BODY_TIMEOUT")),
+      "UNKNOWN",
+      "READ_TIMEOUT",
+    ],
+    [
+      "fetch failed, cause UND_ERR_SOCKET (other side closed)",
+      fetchFailed(withCode("UND_ERR_SOCKET", "other side closed")),
+      "UNKNOWN",
+      "RESET_AFTER_WRITE",
+    ],
+    ["fetch failed, cause ECONNRESET", fetchFailed(withCode("ECONNRESET")), "UNKNOWN", "RESET_AFTER_WRITE"],
+    ["fetch failed, cause EPIPE", fetchFailed(withCode("EPIPE")), "UNKNOWN", "RESET_AFTER_WRITE"],
+    ["bare ECONNRESET", withCode("ECONNRESET"), "UNKNOWN", "RESET_AFTER_WRITE"],
+    [
+      "DOMException AbortError",
+      new DOMException("This operation was aborted", "AbortError"),
+      "UNKNOWN",
+      "READ_TIMEOUT",
+    ],
+    [
+      "DOMException TimeoutError",
+      new DOMException("The operation was aborted due to timeout", "TimeoutError"),
+      "UNKNOWN",
+      "READ_TIMEOUT",
+    ],
+    [
+      "fetch wrapping a TimeoutError (AbortSignal.timeout)",
+      fetchFailed(new DOMException("timeout", "TimeoutError")),
+      "UNKNOWN",
+      "READ_TIMEOUT",
+    ],
+    [
+      "Bun: message only, no code, no cause",
+      new Error("The socket connection was closed unexpectedly. For more information, pass `verbose: true`"),
+      "UNKNOWN",
+      "RESET_AFTER_WRITE",
+    ],
+    [
+      "axios ECONNABORTED (timeout)",
+      { isAxiosError: true, name: "AxiosError", code: "ECONNABORTED", message: "timeout of 1000ms exceeded" },
+      "UNKNOWN",
+      "READ_TIMEOUT",
+    ],
+    [
+      "axios ERR_NETWORK, no cause",
+      { isAxiosError: true, name: "AxiosError", code: "ERR_NETWORK", message: "Network Error" },
+      "UNKNOWN",
+      "AMBIGUOUS",
+    ],
+    [
+      "axios ECONNREFUSED (code copied, cause kept)",
+      { isAxiosError: true, name: "AxiosError", code: "ECONNREFUSED", cause: withCode("ECONNREFUSED") },
+      "FAILED_NO_EFFECT",
+      "NOT_SENT",
+    ],
+    ["fetch failed with no cause", new TypeError("fetch failed"), "UNKNOWN", "AMBIGUOUS"],
+    ["unrecognised code", withCode("ETIMEDOUT_SOMETHING"), "UNKNOWN", "AMBIGUOUS"],
+    [
+      "unrecognised wrapper code around ECONNREFUSED (a retrying client may have sent earlier attempts)",
+      Object.assign(new Error("gave up after 3 attempts", { cause: withCode("ECONNREFUSED") }), {
+        code: "ERR_RETRIES",
+      }),
+      "UNKNOWN",
+      "AMBIGUOUS",
+    ],
+    [
+      "a reset anywhere in the chain beats a refused connection",
+      fetchFailed(Object.assign(withCode("ECONNREFUSED"), { cause: withCode("ECONNRESET") })),
+      "UNKNOWN",
+      "RESET_AFTER_WRITE",
+    ],
+    ["plain string", "boom", "UNKNOWN", "AMBIGUOUS"],
+    ["undefined", undefined, "UNKNOWN", "AMBIGUOUS"],
+    ["null", null, "UNKNOWN", "AMBIGUOUS"],
+    ["a number", 42, "UNKNOWN", "AMBIGUOUS"],
+  ];
+
+  it.each(rows)("%s", (_label, error, outcome, code) => {
+    const c = classifyError(error);
+    expect(c.outcome).toBe(outcome);
+    expect(c.code).toBe(code);
+    expect(typeof c.message).toBe("string");
+  });
+
+  it("survives cause cycles", () => {
+    const a: Error & { cause?: unknown } = new Error("a");
+    const b = new Error("b", { cause: a });
+    a.cause = b;
+    expect(classifyError(a)).toMatchObject({ outcome: "UNKNOWN", code: "AMBIGUOUS" });
+  });
+
+  it("the message names the hidden cause", () => {
+    expect(classifyError(fetchFailed(withCode("UND_ERR_HEADERS_TIMEOUT"))).message).toContain(
+      "UND_ERR_HEADERS_TIMEOUT",
+    );
+  });
+});
+
+describe("classifyError: Tristate's typed errors first", () => {
+  it("NotSentError keeps its code", () => {
+    expect(classifyError(new NotSentError("x"))).toMatchObject({ outcome: "FAILED_NO_EFFECT", code: "NOT_SENT" });
+    expect(classifyError(new NotSentError("x", { code: "DEADLINE_EXCEEDED" }))).toMatchObject({
+      outcome: "FAILED_NO_EFFECT",
+      code: "DEADLINE_EXCEEDED",
+    });
+  });
+
+  it("RejectedError carries status and Retry-After", () => {
+    expect(classifyError(new RejectedError("x", { httpStatus: 429, retryAfterMs: 1000 }))).toMatchObject({
+      outcome: "FAILED_NO_EFFECT",
+      code: "REJECTED",
+      httpStatus: 429,
+      retryAfterMs: 1000,
+    });
+  });
+
+  it("DeadlineExceededError", () => {
+    expect(classifyError(new DeadlineExceededError("x", { remainingMs: 10, requiredMs: 1000 }))).toMatchObject({
+      outcome: "FAILED_NO_EFFECT",
+      code: "DEADLINE_EXCEEDED",
+    });
+  });
+
+  it("AmbiguousError keeps its code even when its cause looks harmless", () => {
+    const error = new AmbiguousError("x", { code: "GATEWAY_5XX", httpStatus: 504, cause: withCode("ECONNREFUSED") });
+    expect(classifyError(error)).toMatchObject({ outcome: "UNKNOWN", code: "GATEWAY_5XX", httpStatus: 504 });
+  });
+
+  it("a typed error wrapped by another error is found through the cause chain", () => {
+    expect(classifyError(new Error("wrapped", { cause: new NotSentError("x") }))).toMatchObject({
+      outcome: "FAILED_NO_EFFECT",
+      code: "NOT_SENT",
+    });
+  });
+
+  it("a NotSentError under a reset is still UNKNOWN", () => {
+    const error = Object.assign(new Error("reset", { cause: new NotSentError("x") }), { code: "ECONNRESET" });
+    expect(classifyError(error)).toMatchObject({ outcome: "UNKNOWN", code: "RESET_AFTER_WRITE" });
+  });
+
+  it("HTTP-client errors with a response status use classifyHttpStatus", () => {
+    const axios422 = { isAxiosError: true, code: "ERR_BAD_REQUEST", response: { status: 422 } };
+    expect(classifyError(axios422)).toMatchObject({ outcome: "FAILED_NO_EFFECT", code: "REJECTED", httpStatus: 422 });
+    const ky504 = Object.assign(new Error("Request failed"), { name: "HTTPError", response: { status: 504 } });
+    expect(classifyError(ky504)).toMatchObject({ outcome: "UNKNOWN", code: "GATEWAY_5XX", httpStatus: 504 });
+    const axios429 = { isAxiosError: true, response: { status: 429 } };
+    expect(classifyError(axios429, { noEffectStatuses: [429] })).toMatchObject({ outcome: "FAILED_NO_EFFECT" });
+  });
+});
+
+describe("classifyHttpStatus", () => {
+  it.each([200, 201, 202, 204, 299])("%i → ok", (status) => {
+    expect(classifyHttpStatus(status).kind).toBe("ok");
+  });
+
+  it.each([400, 401, 403, 404, 405, 410, 413, 415, 422, 425, 429, 451])("%i → rejected", (status) => {
+    expect(classifyHttpStatus(status)).toMatchObject({ kind: "rejected", code: "REJECTED" });
+  });
+
+  it.each([
+    [408, "AMBIGUOUS"],
+    [409, "IN_FLIGHT"],
+    [500, "AMBIGUOUS"],
+    [501, "AMBIGUOUS"],
+    [502, "GATEWAY_5XX"],
+    [503, "GATEWAY_5XX"],
+    [504, "GATEWAY_5XX"],
+    [507, "AMBIGUOUS"],
+    [100, "AMBIGUOUS"],
+    [301, "AMBIGUOUS"],
+    [303, "AMBIGUOUS"],
+  ] as const)("%i → ambiguous %s", (status, code) => {
+    expect(classifyHttpStatus(status)).toMatchObject({ kind: "ambiguous", code });
+  });
+
+  it("noEffectStatuses (field case T05 declares 408 and 429) turn a status into rejected", () => {
+    const options = { noEffectStatuses: [408, 429] };
+    expect(classifyHttpStatus(408, options).kind).toBe("rejected");
+    expect(classifyHttpStatus(429, options).kind).toBe("rejected");
+    expect(classifyHttpStatus(504, options).kind).toBe("ambiguous");
+    expect(classifyHttpStatus(200, { noEffectStatuses: [200] }).kind).toBe("ok");
+  });
+});
+
+describe("parseRetryAfterMs", () => {
+  it("delay-seconds and HTTP-date (RFC 9110 §10.2.3)", () => {
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    expect(parseRetryAfterMs("1", now)).toBe(1000);
+    expect(parseRetryAfterMs(" 120 ", now)).toBe(120_000);
+    expect(parseRetryAfterMs("Thu, 01 Jan 2026 00:00:05 GMT", now)).toBe(5000);
+    expect(parseRetryAfterMs("Wed, 31 Dec 2025 23:00:00 GMT", now)).toBe(0);
+    expect(parseRetryAfterMs(undefined, now)).toBeUndefined();
+    expect(parseRetryAfterMs("-1", now)).toBeUndefined();
+    expect(parseRetryAfterMs("soon", now)).toBeUndefined();
+  });
+});

@@ -1,0 +1,366 @@
+/**
+ * `callHttp`: the transport for tools that call an HTTP remote. One attempt, never a retry; errors
+ * come out already classified as `NotSentError`, `RejectedError` or `AmbiguousError` (DESIGN.md
+ * "Error mapping"; field cases T07, T09, T11).
+ */
+import { Agent, type Dispatcher, RetryAgent, request as undiciRequest } from "undici";
+import { classifyError, classifyHttpStatus, parseRetryAfterMs } from "./classify.ts";
+import type { Deadline } from "./deadline.ts";
+import { AmbiguousError, NotSentError, RejectedError } from "./errors.ts";
+import { dispatchTracked, type SendTracker } from "./http-sent.ts";
+import type { ReasonCode } from "./statuses.ts";
+
+/** Header carrying the executor's idempotency key (IETF draft-ietf-httpapi-idempotency-key-header). */
+export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+
+/**
+ * Header carrying the turn's deadline to the remote, as an absolute epoch-ms integer (e.g.
+ * `Request-Deadline: 1767225600000`). There is no standard HTTP header for this; Tristate forwards
+ * an absolute time (not a relative timeout) so queueing in proxies cannot extend it. A remote that
+ * honours it should refuse (4xx) work it cannot finish before that instant. Clock skew between the
+ * hosts applies.
+ */
+export const REQUEST_DEADLINE_HEADER = "Request-Deadline";
+
+/**
+ * What {@link callHttp} needs from its caller. An `InvokeContext` or a `ProbeContext` (tool.ts) fits.
+ */
+export interface HttpCallContext {
+  /** Aborts the call. Before the request head was written: NotSent `DEADLINE_EXCEEDED`; after: Ambiguous `READ_TIMEOUT`. */
+  signal?: AbortSignal;
+  /** Whole-call timeout in ms (connect, send, headers and body). Same consequences as `signal`. */
+  timeoutMs?: number;
+  /** Sent as `Idempotency-Key`; a request header can never replace it (field case T11). */
+  idempotencyKey?: string;
+  /**
+   * The client reference of a probe. Not sent by the transport (a probe puts it in its URL or body);
+   * accepted so a `ProbeContext` fits.
+   */
+  clientRef?: string;
+  /**
+   * The turn's deadline. Forwarded as {@link REQUEST_DEADLINE_HEADER} (epoch ms) and caps the call's
+   * timeout. Already past → NotSent `DEADLINE_EXCEEDED` without sending.
+   */
+  deadline?: Deadline | { epochMs: number };
+}
+
+/** One HTTP request for {@link callHttp}. */
+export interface HttpRequest {
+  /** HTTP method, e.g. `POST` (upper-cased before sending). */
+  method: string;
+  /** Absolute `http:` or `https:` URL. */
+  url: string | URL;
+  /** Request headers. `Idempotency-Key` and `Request-Deadline` from the context take precedence. */
+  headers?: Record<string, string>;
+  /**
+   * Body: a string or bytes are sent as is; any other value is sent as JSON (with
+   * `content-type: application/json` unless a content type is given). `undefined` sends no body.
+   */
+  body?: unknown;
+  /** Per-tool override: statuses the remote documents as "refused before work" (see `classifyHttpStatus`). */
+  noEffectStatuses?: number[];
+  /**
+   * An undici dispatcher to use instead of the module's keep-alive `Agent`. It must not retry (no
+   * `RetryAgent` — refused with NotSent `INVALID_ARGUMENTS` — nor retry interceptor): callHttp never
+   * resends, and a hidden resend defeats it (T07).
+   */
+  dispatcher?: Dispatcher;
+}
+
+/** A 2xx answer, read in full. */
+export interface HttpResponse {
+  /** HTTP status (200–299). */
+  status: number;
+  /** Response headers, lower-cased names; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  /**
+   * Parsed JSON when the content type is JSON (`application/json`, `*+json`) and the body parses;
+   * text otherwise; `undefined` for 204, HEAD or an empty body.
+   */
+  body: unknown;
+}
+
+/**
+ * The module's transport: keep-alive, no retries (undici never retries on its own; it has no retry
+ * unless a `RetryAgent`/retry interceptor is added), HTTP/1.1, undici's default connect (10 s),
+ * headers (300 s) and body (300 s) timeouts as a backstop behind `timeoutMs`.
+ */
+const defaultAgent = new Agent({ keepAliveTimeout: 4_000 });
+
+/** Largest delay `setTimeout` accepts, ms. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+class CallAborted extends Error {
+  override readonly name = "CallAborted";
+}
+
+function notSent(message: string, code: ReasonCode, cause?: unknown): NotSentError {
+  return new NotSentError(message, { code, cause });
+}
+
+function remainingOf(deadline: Deadline | { epochMs: number }): number {
+  return "remainingMs" in deadline && typeof deadline.remainingMs === "function"
+    ? deadline.remainingMs()
+    : deadline.epochMs - Date.now();
+}
+
+function encodeBody(body: unknown): { payload: string | Uint8Array | undefined; json: boolean } {
+  if (body === undefined) return { payload: undefined, json: false };
+  if (typeof body === "string") return { payload: body, json: false };
+  if (body instanceof Uint8Array) return { payload: body, json: false };
+  if (body instanceof ArrayBuffer) return { payload: new Uint8Array(body), json: false };
+  const text = JSON.stringify(body);
+  if (text === undefined) throw new TypeError(`body of type ${typeof body} is not JSON-serialisable`);
+  return { payload: text, json: true };
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+function parseBody(status: number, method: string, headers: Record<string, string>, bytes: Buffer): unknown {
+  if (status === 204 || method === "HEAD" || bytes.length === 0) return undefined;
+  const text = bytes.toString("utf8");
+  const type = headers["content-type"] ?? "";
+  if (/^application\/(?:[\w.!#$&^-]+\+)?json\b/i.test(type)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+function buildHeaders(
+  ctx: HttpCallContext,
+  request: HttpRequest,
+  json: boolean,
+  deadlineEpochMs: number | undefined,
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const names = new Map<string, string>();
+  for (const [name, value] of Object.entries(request.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (lower === "idempotency-key" && ctx.idempotencyKey !== undefined) {
+      if (value !== ctx.idempotencyKey) {
+        throw notSent(
+          `callHttp: the request's Idempotency-Key header differs from the executor's key; refusing to send (T11)`,
+          "INVALID_ARGUMENTS",
+        );
+      }
+      continue;
+    }
+    if (lower === "request-deadline" && deadlineEpochMs !== undefined) continue;
+    const previous = names.get(lower);
+    if (previous !== undefined) delete headers[previous];
+    names.set(lower, name);
+    headers[name] = value;
+  }
+  if (json && !names.has("content-type")) headers["content-type"] = "application/json";
+  if (ctx.idempotencyKey !== undefined) headers[IDEMPOTENCY_KEY_HEADER] = ctx.idempotencyKey;
+  if (deadlineEpochMs !== undefined) headers[REQUEST_DEADLINE_HEADER] = String(Math.floor(deadlineEpochMs));
+  return headers;
+}
+
+/** Maps a transport error raised after the request head was written. Never NotSent. */
+function afterSend(error: unknown, aborted: boolean): AmbiguousError {
+  if (aborted) {
+    return new AmbiguousError("callHttp: timed out or aborted after the request was sent", {
+      code: "READ_TIMEOUT",
+      cause: error,
+    });
+  }
+  const c = classifyError(error);
+  const code: ReasonCode = c.outcome === "UNKNOWN" ? c.code : "AMBIGUOUS";
+  return new AmbiguousError(`callHttp: transport failed after the request was sent: ${c.message}`, {
+    code,
+    cause: error,
+  });
+}
+
+/**
+ * Sends one HTTP request and reads the whole answer. Never retries, and never lets the transport
+ * replay the request (undici does not retry; field case T07).
+ *
+ * Sends `Idempotency-Key: <ctx.idempotencyKey>` when given (request headers cannot replace it:
+ * field case T11) and `Request-Deadline: <epoch ms>` when `ctx.deadline` is given. The call is
+ * bounded by the smaller of `ctx.timeoutMs` and the time left to `ctx.deadline`, and by `ctx.signal`.
+ *
+ * Whether the request reached the socket is decided from undici's `undici:client:sendHeaders`
+ * diagnostics channel for this exact request (see http-sent.ts), not from error text.
+ *
+ * @param ctx signal, timeout (ms), idempotency key and deadline; an `InvokeContext` or `ProbeContext` fits.
+ * @param request method, URL, headers, body, per-tool `noEffectStatuses`, optional undici dispatcher.
+ * @returns the 2xx response with its body read in full.
+ * @throws NotSentError before the request head was written: code `NOT_SENT` (refused, DNS, connect
+ *   timeout, TLS handshake), `DEADLINE_EXCEEDED` (signal/timeout fired or deadline passed before
+ *   sending) or `INVALID_ARGUMENTS` (bad URL, method, header or body).
+ * @throws RejectedError for statuses `classifyHttpStatus` calls rejected (4xx except 408/409, plus
+ *   `noEffectStatuses`), with `httpStatus`, the parsed `body` and `retryAfterMs` from `Retry-After`.
+ * @throws AmbiguousError after the head was written: `READ_TIMEOUT` (timeout/abort, headers or body
+ *   timeout), `RESET_AFTER_WRITE` (reset, socket closed, EPIPE), `AMBIGUOUS` (anything else); and for
+ *   ambiguous statuses: `IN_FLIGHT` (409), `GATEWAY_5XX` (502/503/504), `AMBIGUOUS` (other 5xx, 408, 1xx/3xx).
+ *   When the dispatcher gave no undici signal (see `HttpRequest.dispatcher`), transport errors are
+ *   classified by shape with `classifyError`.
+ */
+export async function callHttp(ctx: HttpCallContext, request: HttpRequest): Promise<HttpResponse> {
+  // --- pre-flight: nothing is sent if any of this fails ---
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch (error) {
+    throw notSent(`callHttp: invalid URL ${JSON.stringify(String(request.url))}`, "INVALID_ARGUMENTS", error);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw notSent(`callHttp: unsupported protocol ${url.protocol}`, "INVALID_ARGUMENTS");
+  }
+  const method = request.method.toUpperCase();
+  if (request.dispatcher instanceof RetryAgent) {
+    throw notSent(
+      "callHttp: a RetryAgent would replay the request; pass a dispatcher that never retries",
+      "INVALID_ARGUMENTS",
+    );
+  }
+
+  let timeoutMs = Number.POSITIVE_INFINITY;
+  if (ctx.timeoutMs !== undefined) {
+    if (typeof ctx.timeoutMs !== "number" || Number.isNaN(ctx.timeoutMs)) {
+      throw notSent(`callHttp: timeoutMs must be a number of ms, got ${String(ctx.timeoutMs)}`, "INVALID_ARGUMENTS");
+    }
+    timeoutMs = ctx.timeoutMs;
+  }
+  let deadlineEpochMs: number | undefined;
+  if (ctx.deadline !== undefined) {
+    deadlineEpochMs = ctx.deadline.epochMs;
+    timeoutMs = Math.min(timeoutMs, remainingOf(ctx.deadline));
+  }
+  if (ctx.signal?.aborted) {
+    throw notSent("callHttp: the call was aborted before sending", "DEADLINE_EXCEEDED", ctx.signal.reason);
+  }
+  if (timeoutMs <= 0) {
+    throw notSent("callHttp: no time left before the deadline; not sent", "DEADLINE_EXCEEDED");
+  }
+
+  let encoded: ReturnType<typeof encodeBody>;
+  try {
+    encoded = encodeBody(request.body);
+  } catch (error) {
+    throw notSent("callHttp: the body cannot be encoded", "INVALID_ARGUMENTS", error);
+  }
+  const headers = buildHeaders(ctx, request, encoded.json, deadlineEpochMs);
+
+  // --- the attempt ---
+  const tracker: SendTracker = { correlated: false, headersSent: false };
+  const controller = new AbortController();
+  let aborted = false;
+  let rejectEarly: ((error: unknown) => void) | undefined;
+  const early = new Promise<never>((_, reject) => {
+    rejectEarly = reject;
+  });
+  const onAbort = (reason: unknown): void => {
+    if (aborted) return;
+    aborted = true;
+    controller.abort(reason);
+    // undici records the abort on a request still waiting for a socket and drops it at
+    // `request.onConnect`, before the head is written; no need to wait for the socket.
+    if (tracker.correlated && !tracker.headersSent) {
+      rejectEarly?.(notSent("callHttp: aborted or timed out before the request was sent", "DEADLINE_EXCEEDED", reason));
+    }
+  };
+  const onCtxAbort = (): void => onAbort(ctx.signal?.reason);
+  ctx.signal?.addEventListener("abort", onCtxAbort, { once: true });
+  const timer = Number.isFinite(timeoutMs)
+    ? setTimeout(
+        () => onAbort(new CallAborted(`callHttp: timeout of ${timeoutMs} ms elapsed`)),
+        Math.min(timeoutMs, MAX_TIMER_MS),
+      )
+    : undefined;
+
+  try {
+    let pending: Promise<Dispatcher.ResponseData>;
+    try {
+      pending = dispatchTracked(tracker, () =>
+        undiciRequest(url, {
+          method: method as Dispatcher.HttpMethod,
+          headers,
+          body: encoded.payload,
+          signal: controller.signal,
+          dispatcher: request.dispatcher ?? defaultAgent,
+        }),
+      );
+    } catch (error) {
+      throw notSent(`callHttp: undici refused the request: ${String(error)}`, "INVALID_ARGUMENTS", error);
+    }
+    // `early` may win the race; keep the undici promise from becoming an unhandled rejection.
+    pending.catch(() => {});
+
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await Promise.race([pending, early]);
+    } catch (error) {
+      throw beforeHeaders(error, tracker, aborted);
+    }
+
+    const status = response.statusCode;
+    const responseHeaders = flattenHeaders(response.headers);
+    const verdict = classifyHttpStatus(status, { noEffectStatuses: request.noEffectStatuses ?? [] });
+    let bytes: Buffer | undefined;
+    let bodyError: unknown;
+    try {
+      bytes = Buffer.from(await response.body.arrayBuffer());
+    } catch (error) {
+      bodyError = error;
+    }
+
+    if (verdict.kind === "rejected") {
+      // The remote already refused; a lost body does not change that.
+      throw new RejectedError(`callHttp: ${method} ${url.origin}${url.pathname} → ${verdict.reason}`, {
+        code: verdict.code,
+        httpStatus: status,
+        body: bytes === undefined ? undefined : parseBody(status, method, responseHeaders, bytes),
+        retryAfterMs: parseRetryAfterMs(responseHeaders["retry-after"]),
+      });
+    }
+    if (verdict.kind === "ambiguous") {
+      throw new AmbiguousError(`callHttp: ${method} ${url.origin}${url.pathname} → ${verdict.reason}`, {
+        code: verdict.code,
+        httpStatus: status,
+      });
+    }
+    if (bytes === undefined) throw afterSend(bodyError, aborted);
+    return { status, headers: responseHeaders, body: parseBody(status, method, responseHeaders, bytes) };
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+    ctx.signal?.removeEventListener("abort", onCtxAbort);
+  }
+}
+
+/** Maps an error raised before response headers arrived, using undici's sendHeaders signal. */
+function beforeHeaders(error: unknown, tracker: SendTracker, aborted: boolean): Error {
+  if (error instanceof NotSentError) return error;
+  if (tracker.correlated) {
+    if (!tracker.headersSent) {
+      return aborted
+        ? notSent("callHttp: aborted or timed out before the request was sent", "DEADLINE_EXCEEDED", error)
+        : notSent(`callHttp: failed before the request was sent: ${classifyError(error).message}`, "NOT_SENT", error);
+    }
+    return afterSend(error, aborted);
+  }
+  // No undici request was created for this call (undici rejected the options), or the dispatcher
+  // gives no signal: fall back to the error's shape, conservatively.
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  if (code === "UND_ERR_INVALID_ARG" || code === "UND_ERR_NOT_SUPPORTED") {
+    return notSent(`callHttp: undici refused the request: ${String(error)}`, "INVALID_ARGUMENTS", error);
+  }
+  if (aborted) return afterSend(error, true);
+  const c = classifyError(error);
+  return c.outcome === "FAILED_NO_EFFECT"
+    ? notSent(`callHttp: ${c.message}`, c.code, error)
+    : new AmbiguousError(`callHttp: ${c.message}`, { code: c.code, cause: error });
+}
