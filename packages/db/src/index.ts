@@ -1,0 +1,22 @@
+/**
+ * `@tristate/db`: the durable intent log on PostgreSQL (Prisma 7), its migrations (Prisma's
+ * WebAssembly schema engine), and the embedded default database (PGlite).
+ */
+export { type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded-postgres.ts";
+export { type DbEnv, LOCAL_POSTGRES_URL, readDbEnv } from "./env.ts";
+export {
+  applyMigrations,
+  createMigration,
+  diffToSchema,
+  type MigrationPaths,
+  readMigrationsList,
+  type SchemaDiff,
+} from "./migrate/migrations.ts";
+export { type OpenDatabase, type OpenDatabaseOptions, openDatabase } from "./open-database.ts";
+export { DEFAULT_DATA_DIR, MIGRATIONS_DIR, REPO_ROOT, SCHEMA_PATH } from "./paths.ts";
+export {
+  createPrismaIntentStore,
+  PrismaIntentStore,
+  type PrismaIntentStoreOptions,
+} from "./prisma-intent-store.ts";
+export { createTestDatabase, type TestDatabase } from "./test-database.ts";

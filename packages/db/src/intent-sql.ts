@@ -1,0 +1,174 @@
+import type { IntentEvent, IntentPatch, NewIntentRecord } from "@tristate/core";
+import { eventsParam, insertEventsSql, jsonParam, RECORD_COLUMNS, timeParam } from "./intent-row.ts";
+
+/** A parameterised statement for `pg` (`name` makes `pg` prepare it once per connection). */
+export interface Statement {
+  name?: string;
+  text: string;
+  values: unknown[];
+}
+
+const CLAIM_TEXT = `WITH ins AS (
+  INSERT INTO intent_records (key, run_id, step_id, tool, args, identity, status, attempt, deadline_at,
+    compensation, needs_human, reconcile_sweeps, version, created_at, updated_at, trace_id)
+  VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, 'PENDING', $7, $8, $9::jsonb, false, 0, 1, $10, $11, $12)
+  ON CONFLICT DO NOTHING
+  RETURNING ${RECORD_COLUMNS}
+), ev AS (
+  ${insertEventsSql("$13", "ins")}
+)
+SELECT true AS claimed, * FROM ins
+UNION ALL
+SELECT false AS claimed, ${RECORD_COLUMNS} FROM intent_records
+WHERE (key = $1 OR (run_id = $2 AND step_id = $3 AND tool = $4)) AND NOT EXISTS (SELECT 1 FROM ins)`;
+
+/**
+ * The claim in one round trip: insert PENDING unless the key or (run, step, tool) exists (ON CONFLICT
+ * without a target covers both unique constraints), with the events only when it inserted, and
+ * otherwise the existing record. Rows: `claimed` + {@link RECORD_COLUMNS}. Zero rows when the winner
+ * committed after this statement's snapshot: read again with {@link existingSql}.
+ */
+export function claimSql(record: NewIntentRecord, events: IntentEvent[], nowEpochMs: number): Statement {
+  return {
+    name: "tristate_claim_v1",
+    text: CLAIM_TEXT,
+    values: [
+      record.key,
+      record.runId,
+      record.stepId,
+      record.tool,
+      jsonParam(record.args),
+      jsonParam(record.identity),
+      record.attempt,
+      timeParam(record.deadlineEpochMs, "deadlineEpochMs"),
+      record.compensation == null ? null : jsonParam(record.compensation),
+      timeParam(record.createdAtEpochMs, "createdAtEpochMs"),
+      timeParam(nowEpochMs, "nowEpochMs"),
+      record.traceId ?? null,
+      eventsParam(events),
+    ],
+  };
+}
+
+/** The record with this key or this (run, step, tool), if any (a claim loser's second look). */
+export function existingSql(record: NewIntentRecord): Statement {
+  return {
+    name: "tristate_existing_v1",
+    text: `SELECT ${RECORD_COLUMNS} FROM intent_records
+      WHERE key = $1 OR (run_id = $2 AND step_id = $3 AND tool = $4) ORDER BY (key = $1) DESC LIMIT 1`,
+    values: [record.key, record.runId, record.stepId, record.tool],
+  };
+}
+
+/** One record by key. */
+export function getSql(key: string): Statement {
+  return {
+    name: "tristate_get_v1",
+    text: `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE key = $1`,
+    values: [key],
+  };
+}
+
+type PatchKey = keyof IntentPatch;
+
+/** How each patch field is written: its column and SQL cast, and how its value becomes a parameter. */
+const PATCH_COLUMNS: Record<PatchKey, { column: string; cast: string; param: (v: never) => unknown }> = {
+  status: { column: "status", cast: '::"IntentStatus"', param: (v: string) => v },
+  attempt: { column: "attempt", cast: "::int", param: (v: number) => v },
+  deadlineEpochMs: {
+    column: "deadline_at",
+    cast: "::timestamptz",
+    param: (v: number) => timeParam(v, "deadlineEpochMs"),
+  },
+  // `result: undefined` clears the result (SQL NULL), as MemoryIntentStore does when the key is present.
+  result: { column: "result", cast: "::jsonb", param: jsonParam },
+  error: { column: "error", cast: "::jsonb", param: (v: object | null) => (v == null ? null : JSON.stringify(v)) },
+  compensation: {
+    column: "compensation",
+    cast: "::jsonb",
+    param: (v: object | null) => (v == null ? null : JSON.stringify(v)),
+  },
+  resolution: { column: "resolution", cast: '::"Resolution"', param: (v: string | null) => v },
+  needsHuman: { column: "needs_human", cast: "::boolean", param: (v: boolean) => v },
+  reconcileSweeps: { column: "reconcile_sweeps", cast: "::int", param: (v: number) => v },
+  finishedAtEpochMs: {
+    column: "finished_at",
+    cast: "::timestamptz",
+    param: (v: number | null) => (v == null ? null : timeParam(v, "finishedAtEpochMs")),
+  },
+  traceId: { column: "trace_id", cast: "::text", param: (v: string | null) => v },
+};
+
+/**
+ * Compare-and-set in one statement: applies the patch where `version = expectedVersion`, bumps the
+ * version, and inserts the events only when the row was updated. No row back: version mismatch.
+ * Fields present with value `undefined` are left unchanged, except `result` (cleared).
+ */
+export function updateSql(
+  key: string,
+  expectedVersion: number,
+  patch: IntentPatch,
+  events: IntentEvent[],
+  nowEpochMs: number,
+): Statement {
+  const values: unknown[] = [key, expectedVersion, timeParam(nowEpochMs, "nowEpochMs"), eventsParam(events)];
+  const sets: string[] = [];
+  const used: string[] = [];
+  for (const field of Object.keys(PATCH_COLUMNS) as PatchKey[]) {
+    if (!(field in patch)) continue;
+    const value = patch[field];
+    if (value === undefined && field !== "result") continue;
+    const spec = PATCH_COLUMNS[field];
+    values.push(spec.param(value as never));
+    sets.push(`${spec.column} = $${values.length}${spec.cast}`);
+    used.push(field);
+  }
+  sets.push("version = version + 1", "updated_at = $3");
+  return {
+    // One prepared statement per combination of patched fields (a handful in practice).
+    name: `tristate_update_v1_${used.join("_")}`,
+    text: `WITH upd AS (
+  UPDATE intent_records SET ${sets.join(", ")}
+  WHERE key = $1 AND version = $2
+  RETURNING ${RECORD_COLUMNS}
+), ev AS (
+  ${insertEventsSql("$4", "upd")}
+)
+SELECT * FROM upd`,
+    values,
+  };
+}
+
+/**
+ * Takes due records in one statement: locks up to `limit` PENDING/UNKNOWN (not in the human queue)
+ * records past their deadline, oldest deadline first, skipping rows other sweepers hold; moves them to
+ * UNKNOWN with the new lease and appends `lease_expired` (was PENDING) or `sweep` events.
+ */
+export function claimStaleSql(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Statement {
+  return {
+    name: "tristate_claim_stale_v1",
+    text: `WITH due AS (
+  SELECT key, status AS prev_status, deadline_at AS prev_deadline FROM intent_records
+  WHERE deadline_at < $1 AND (status = 'PENDING' OR (status = 'UNKNOWN' AND NOT needs_human))
+  ORDER BY deadline_at, key
+  LIMIT $2
+  FOR UPDATE SKIP LOCKED
+), upd AS (
+  UPDATE intent_records r SET status = 'UNKNOWN', deadline_at = $3, version = r.version + 1, updated_at = $1
+  FROM due WHERE r.key = due.key
+  RETURNING ${RECORD_COLUMNS.replace(/\b(key|status|version|deadline_at)\b/g, "r.$1")}, due.prev_status, due.prev_deadline
+), ev AS (
+  INSERT INTO intent_events (key, type, at, data)
+  SELECT key, (CASE WHEN prev_status = 'PENDING' THEN 'lease_expired' ELSE 'sweep' END)::"IntentEventType", $1,
+    jsonb_build_object('previousStatus', prev_status,
+      'previousDeadlineEpochMs', round(extract(epoch FROM prev_deadline) * 1000)::bigint)
+  FROM upd ORDER BY prev_deadline, key
+)
+SELECT * FROM upd ORDER BY prev_deadline, key`,
+    values: [
+      timeParam(options.nowEpochMs, "nowEpochMs"),
+      options.limit,
+      timeParam(options.leaseUntilEpochMs, "leaseUntilEpochMs"),
+    ],
+  };
+}

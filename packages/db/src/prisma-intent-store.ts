@@ -1,0 +1,156 @@
+import { PrismaPg } from "@prisma/adapter-pg";
+import type {
+  ClaimResult,
+  IntentEvent,
+  IntentPatch,
+  IntentRecord,
+  IntentStore,
+  NewIntentRecord,
+  StoredIntentEvent,
+  WriteOptions,
+} from "@tristate/core";
+import pg from "pg";
+import { parseIntoClientConfig } from "pg-connection-string";
+import { type Prisma, PrismaClient } from "./generated/prisma/client.ts";
+import { type RecordRow, toIntentRecord, toStoredEvent } from "./intent-row.ts";
+import { claimSql, claimStaleSql, existingSql, getSql, type Statement, updateSql } from "./intent-sql.ts";
+
+/** Options of {@link PrismaIntentStore}. */
+export interface PrismaIntentStoreOptions {
+  /** A `postgresql://` URL of a migrated database. */
+  databaseUrl: string;
+  /** Connections of the durable pool (claims, reads, Prisma's client). Default 10. */
+  poolSize?: number;
+  /**
+   * The server cannot take the `synchronous_commit=off` startup option or a second pool (the embedded
+   * PGlite, which runs one session): all writes go through one pool, non-durable writes included.
+   */
+  singleSession?: boolean;
+}
+
+/**
+ * The intent log on PostgreSQL. The hot path (`claim`, `update`, `get`, `claimStale`) is raw SQL, one
+ * statement each, through a `pg` pool; `appendEvents` and `listEvents` use Prisma's typed client over
+ * the same pool (`@prisma/adapter-pg`). Outcome writes with `{ durable: false }` go through a sibling
+ * pool whose sessions run with `synchronous_commit = off`, so they do not wait for the WAL flush.
+ */
+export class PrismaIntentStore implements IntentStore {
+  /** Prisma's typed client over the durable pool, for queries beyond the port (dashboards). */
+  readonly prisma: PrismaClient;
+  readonly #pool: pg.Pool;
+  readonly #asyncPool: pg.Pool;
+  #closed = false;
+
+  /** @throws when the URL cannot be parsed (connections open lazily, on first use). */
+  constructor(options: PrismaIntentStoreOptions) {
+    const config = parseIntoClientConfig(options.databaseUrl);
+    const poolSize = options.singleSession ? 1 : (options.poolSize ?? 10);
+    this.#pool = new pg.Pool({ ...config, max: poolSize });
+    this.#asyncPool = options.singleSession
+      ? this.#pool
+      : new pg.Pool({
+          ...config,
+          max: Math.max(2, Math.ceil(poolSize / 2)),
+          options: [config.options, "-c synchronous_commit=off"].filter(Boolean).join(" "),
+        });
+    const ignore = () => {}; // an idle client's error (server restart) only drops that client
+    this.#pool.on("error", ignore);
+    this.#asyncPool.on("error", ignore);
+    this.prisma = new PrismaClient({ adapter: new PrismaPg(this.#pool) });
+  }
+
+  /** The durable `pg` pool (for health checks and raw queries beyond the port). */
+  get pool(): pg.Pool {
+    return this.#pool;
+  }
+
+  async #query(statement: Statement, pool: pg.Pool = this.#pool): Promise<RecordRow[]> {
+    const result = await pool.query<RecordRow>(statement);
+    return result.rows;
+  }
+
+  /**
+   * @inheritdoc
+   * One statement (insert + events, or the existing row); a second read only when a racing claim
+   * committed after this statement's snapshot. Always durable (synchronous commit).
+   * @throws RangeError for a non-finite deadline or time; pg errors when the database fails.
+   */
+  async claim(record: NewIntentRecord, events: IntentEvent[], nowEpochMs: number): Promise<ClaimResult> {
+    const rows = (await this.#query(claimSql(record, events, nowEpochMs))) as (RecordRow & { claimed: boolean })[];
+    const row = rows.find((r) => r.key === record.key) ?? rows[0];
+    if (row?.claimed) return { claimed: true, record: toIntentRecord(row) };
+    if (row) return { claimed: false, existing: toIntentRecord(row) };
+    const [again] = await this.#query(existingSql(record));
+    if (!again) throw new Error(`claim of ${record.key} neither inserted nor found a record`);
+    return { claimed: false, existing: toIntentRecord(again) };
+  }
+
+  /** @inheritdoc */
+  async get(key: string): Promise<IntentRecord | null> {
+    const [row] = await this.#query(getSql(key));
+    return row ? toIntentRecord(row) : null;
+  }
+
+  /**
+   * @inheritdoc
+   * @throws RangeError for a non-finite time; pg errors (e.g. an invalid enum value) when the write fails.
+   */
+  async update(
+    key: string,
+    expectedVersion: number,
+    patch: IntentPatch,
+    events: IntentEvent[],
+    nowEpochMs: number,
+    options?: WriteOptions,
+  ): Promise<IntentRecord | null> {
+    const pool = options?.durable === false ? this.#asyncPool : this.#pool;
+    const [row] = await this.#query(updateSql(key, expectedVersion, patch, events, nowEpochMs), pool);
+    return row ? toIntentRecord(row) : null;
+  }
+
+  /**
+   * @inheritdoc
+   * @throws when an event's key has no record (the events table references the records).
+   */
+  async appendEvents(events: IntentEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.prisma.intentEvent.createMany({
+      data: events.map((e) => ({
+        key: e.key,
+        type: e.type,
+        at: new Date(e.atEpochMs),
+        data: e.data as Prisma.InputJsonValue,
+      })),
+    });
+  }
+
+  /** @inheritdoc */
+  async listEvents(key: string): Promise<StoredIntentEvent[]> {
+    const rows = await this.prisma.intentEvent.findMany({ where: { key }, orderBy: { id: "asc" } });
+    return rows.map(toStoredEvent);
+  }
+
+  /** @inheritdoc */
+  async claimStale(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Promise<IntentRecord[]> {
+    if (options.limit <= 0) return [];
+    const rows = await this.#query(claimStaleSql(options));
+    return rows.map(toIntentRecord);
+  }
+
+  /** Ends Prisma's client and both pools. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.prisma.$disconnect();
+    await this.#pool.end();
+    if (this.#asyncPool !== this.#pool) await this.#asyncPool.end();
+  }
+}
+
+/**
+ * Creates a {@link PrismaIntentStore} on an already migrated database.
+ * @throws when the URL cannot be parsed.
+ */
+export function createPrismaIntentStore(options: PrismaIntentStoreOptions): PrismaIntentStore {
+  return new PrismaIntentStore(options);
+}
