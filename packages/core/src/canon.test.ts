@@ -5,7 +5,7 @@ import { CanonicalisationError, canon } from "./canon.ts";
 const d2 = canon.decimal(2);
 
 describe("canon.decimal", () => {
-  it("49.9, \"49.9\", \"49.90\" and 0.1 + 0.2 → 2-place strings, never float noise", () => {
+  it('49.9, "49.9", "49.90" and 0.1 + 0.2 → 2-place strings, never float noise', () => {
     expect([49.9, "49.9", "49.90", " 49.90 ", 0.1 + 0.2, 100, "1e2", "-0.001"].map((v) => d2(v, "amount"))).toEqual([
       "49.90",
       "49.90",
@@ -37,13 +37,17 @@ describe("canon.decimal", () => {
 
   it("property: number and its string form canonicalise alike, and canonical form is a fixed point", () => {
     fc.assert(
-      fc.property(fc.double({ min: -1e9, max: 1e9, noNaN: true, noDefaultInfinity: true }), fc.integer({ min: 0, max: 6 }), (x, places) => {
-        const c = canon.decimal(places);
-        const a = c(x, "v");
-        expect(c(String(x), "v")).toBe(a);
-        expect(c(a, "v")).toBe(a);
-        expect(a).toMatch(places === 0 ? /^-?\d+$/ : new RegExp(`^-?\\d+\\.\\d{${places}}$`));
-      }),
+      fc.property(
+        fc.double({ min: -1e9, max: 1e9, noNaN: true, noDefaultInfinity: true }),
+        fc.integer({ min: 0, max: 6 }),
+        (x, places) => {
+          const c = canon.decimal(places);
+          const a = c(x, "v");
+          expect(c(String(x), "v")).toBe(a);
+          expect(c(a, "v")).toBe(a);
+          expect(a).toMatch(places === 0 ? /^-?\d+$/ : new RegExp(`^-?\\d+\\.\\d{${places}}$`));
+        },
+      ),
     );
   });
 

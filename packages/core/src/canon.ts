@@ -1,4 +1,4 @@
-import Decimal from "decimal.js";
+import { Decimal } from "decimal.js";
 
 /**
  * Thrown when an identity field's value cannot be canonicalised. Names the field and the rule.

@@ -73,8 +73,11 @@ export function buildEnvelope(record: IntentRecord, ctx: EnvelopeContext): Envel
         status: "SUCCEEDED",
         retry_safe: true,
         effect: `${ctx.effectPhrase}: done`,
-        action_taken: ctx.actionTaken ?? (ctx.replayed ? "returned the recorded result; nothing was sent again" : succeededAction(record.resolution)),
-        message: "The effect happened exactly once. Do not call this tool again for this step; tell the user it is done.",
+        action_taken:
+          ctx.actionTaken ??
+          (ctx.replayed ? "returned the recorded result; nothing was sent again" : succeededAction(record.resolution)),
+        message:
+          "The effect happened exactly once. Do not call this tool again for this step; tell the user it is done.",
         ...base,
       };
     case "FAILED_NO_EFFECT":
@@ -82,7 +85,8 @@ export function buildEnvelope(record: IntentRecord, ctx: EnvelopeContext): Envel
         status: "FAILED_NO_EFFECT",
         retry_safe: true,
         effect: `${ctx.effectPhrase}: not done (nothing happened)`,
-        action_taken: ctx.actionTaken ?? (ctx.replayed ? "returned the recorded failure" : "the request did not take effect"),
+        action_taken:
+          ctx.actionTaken ?? (ctx.replayed ? "returned the recorded failure" : "the request did not take effect"),
         message:
           "Nothing happened. You may try again (the same step reuses the same key), change the request, or tell the user.",
         ...base,

@@ -62,10 +62,7 @@ export class RejectedError extends Error {
   readonly body: unknown;
   /** `Retry-After` in ms, when the remote sent one (RFC 9110 §10.2.3). */
   readonly retryAfterMs: number | undefined;
-  constructor(
-    message: string,
-    fields: Partial<ToolErrorFields> & { body?: unknown; retryAfterMs?: number } = {},
-  ) {
+  constructor(message: string, fields: Partial<ToolErrorFields> & { body?: unknown; retryAfterMs?: number } = {}) {
     super(message, { cause: fields.cause });
     this.code = fields.code ?? "REJECTED";
     this.httpStatus = fields.httpStatus;

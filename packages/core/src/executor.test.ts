@@ -24,24 +24,35 @@ function executor(tools: AnyTool[] = [refundTool(remote)], options: Partial<Exec
 
 const refund = { order_id: "A-1182", amount: "49.90", currency: "EUR", reason: "arrived broken" };
 const call = (ex: ReturnType<typeof executor>, over: Record<string, unknown> = {}, budgetMs = 10_000) =>
-  ex.call({ runId: "run-7", stepId: "step-3", tool: "issue_refund", args: { ...refund, ...over }, deadline: Deadline.after(budgetMs) });
+  ex.call({
+    runId: "run-7",
+    stepId: "step-3",
+    tool: "issue_refund",
+    args: { ...refund, ...over },
+    deadline: Deadline.after(budgetMs),
+  });
 
 describe("executor.call: the three outcomes against a real loopback remote", () => {
   it("refund committed, then the response hangs: the probe finds it → SUCCEEDED, one effect", async () => {
-    remote.fault({ then: "hang" });
+    remote.fault({ answer: "hang" });
     const env = await call(executor());
-    expect(env).toMatchObject({ status: "SUCCEEDED", retry_safe: true, resolution: "found", attempt: 1, replayed: false });
+    expect(env).toMatchObject({
+      status: "SUCCEEDED",
+      retry_safe: true,
+      resolution: "found",
+      attempt: 1,
+      replayed: false,
+    });
     expect(remote.effects).toHaveLength(1);
     expect(remote.posts).toBe(1);
     const rec = await store.get(env.idempotency_key);
     expect(rec?.status).toBe("SUCCEEDED");
     const types = (await store.listEvents(env.idempotency_key)).map((e) => e.type);
-    expect(types).toEqual(["created", "sent", "outcome", "probe", "probe", "outcome"].slice(0, types.length));
-    expect(types).toContain("probe");
+    expect(types).toEqual(["created", "sent", "outcome", "probe", "outcome"]);
   });
 
   it("504 after commit: UNKNOWN, the probe finds it → SUCCEEDED, one effect", async () => {
-    remote.fault({ then: 504 });
+    remote.fault({ answer: 504 });
     const env = await call(executor());
     expect(env).toMatchObject({ status: "SUCCEEDED", resolution: "found" });
     expect(remote.effects).toHaveLength(1);
@@ -49,7 +60,7 @@ describe("executor.call: the three outcomes against a real loopback remote", () 
   });
 
   it("writes visible only 1.5 s later: spaced probes find it, no resend", async () => {
-    remote.fault({ then: 504, visibleAfterMs: 1500 });
+    remote.fault({ answer: 504, visibleAfterMs: 1500 });
     const env = await call(createExecutor({ store, tools: [refundTool(remote)] }), {}, 20_000);
     expect(env).toMatchObject({ status: "SUCCEEDED", resolution: "found", attempt: 1 });
     expect(remote.posts).toBe(1);
@@ -60,7 +71,7 @@ describe("executor.call: the three outcomes against a real loopback remote", () 
   });
 
   it("request read, socket reset without commit: absent → resent once with the same key → one effect", async () => {
-    remote.fault({ commit: false, then: "reset" });
+    remote.fault({ commit: false, answer: "reset" });
     const env = await call(executor());
     expect(env).toMatchObject({ status: "SUCCEEDED", resolution: "absent_resent", attempt: 2, retry_safe: true });
     expect(remote.posts).toBe(2);
@@ -69,7 +80,7 @@ describe("executor.call: the three outcomes against a real loopback remote", () 
     expect(remote.bodiesSeen[1]).toEqual(remote.bodiesSeen[0]);
   });
 
-  it("rephrased arguments in one step (49.9 vs \"49.90\", extra reason, lower-case id) → replay, one effect", async () => {
+  it('rephrased arguments in one step (49.9 vs "49.90", extra reason, lower-case id) → replay, one effect', async () => {
     const ex = executor();
     const first = await call(ex);
     const second = await ex.call({
@@ -89,7 +100,13 @@ describe("executor.call: the three outcomes against a real loopback remote", () 
   it("two steps → two effects with two keys", async () => {
     const ex = executor();
     const a = await call(ex);
-    const b = await ex.call({ runId: "run-7", stepId: "step-4", tool: "issue_refund", args: refund, deadline: Deadline.after(10_000) });
+    const b = await ex.call({
+      runId: "run-7",
+      stepId: "step-4",
+      tool: "issue_refund",
+      args: refund,
+      deadline: Deadline.after(10_000),
+    });
     expect(a.status).toBe("SUCCEEDED");
     expect(b.status).toBe("SUCCEEDED");
     expect(a.idempotency_key).not.toBe(b.idempotency_key);
@@ -98,13 +115,23 @@ describe("executor.call: the three outcomes against a real loopback remote", () 
 
   it("budget too small → FAILED_NO_EFFECT, nothing sent, nothing recorded", async () => {
     const env = await call(executor(), {}, 2500);
-    expect(env).toMatchObject({ status: "FAILED_NO_EFFECT", retry_safe: true, error: { code: "DEADLINE_EXCEEDED", field: "deadline" } });
+    expect(env).toMatchObject({
+      status: "FAILED_NO_EFFECT",
+      retry_safe: true,
+      error: { code: "DEADLINE_EXCEEDED", field: "deadline" },
+    });
     expect(remote.posts).toBe(0);
     expect(await store.get(env.idempotency_key)).toBeNull();
   });
 
   it("a deadline already past → FAILED_NO_EFFECT, nothing sent", async () => {
-    const env = await executor().call({ runId: "r", stepId: "s", tool: "issue_refund", args: refund, deadline: Deadline.at(Date.now() - 1000) });
+    const env = await executor().call({
+      runId: "r",
+      stepId: "s",
+      tool: "issue_refund",
+      args: refund,
+      deadline: Deadline.at(Date.now() - 1000),
+    });
     expect(env).toMatchObject({ status: "FAILED_NO_EFFECT", error: { code: "DEADLINE_EXCEEDED" } });
     expect(remote.posts).toBe(0);
   });
@@ -118,14 +145,18 @@ describe("executor.call: the three outcomes against a real loopback remote", () 
   });
 
   it("422 → FAILED_NO_EFFECT (the remote refused before work)", async () => {
-    remote.fault({ commit: false, then: 422 });
+    remote.fault({ commit: false, answer: 422 });
     const env = await call(executor());
-    expect(env).toMatchObject({ status: "FAILED_NO_EFFECT", retry_safe: true, error: { code: "REJECTED", httpStatus: 422 } });
+    expect(env).toMatchObject({
+      status: "FAILED_NO_EFFECT",
+      retry_safe: true,
+      error: { code: "REJECTED", httpStatus: 422 },
+    });
     expect(remote.effects).toHaveLength(0);
   });
 
   it("FAILED_NO_EFFECT may be tried again: same key, attempt + 1", async () => {
-    remote.fault({ commit: false, then: 422 });
+    remote.fault({ commit: false, answer: 422 });
     const ex = executor();
     const first = await call(ex);
     const second = await call(ex);
@@ -135,10 +166,15 @@ describe("executor.call: the three outcomes against a real loopback remote", () 
   });
 
   it("an unsafe tool timing out → UNKNOWN, retry_safe false, never resent on a repeat call", async () => {
-    remote.fault({ then: "hang" });
+    remote.fault({ answer: "hang" });
     const ex = executor([refundTool(remote, { kind: "unsafe", probe: undefined, probeByIdentity: undefined })]);
     const first = await call(ex);
-    expect(first).toMatchObject({ status: "UNKNOWN", retry_safe: false, resolution: "needs_human", error: { code: "NO_PROBE" } });
+    expect(first).toMatchObject({
+      status: "UNKNOWN",
+      retry_safe: false,
+      resolution: "needs_human",
+      error: { code: "NO_PROBE" },
+    });
     for (let i = 0; i < 3; i++) {
       const again = await call(ex);
       expect(again).toMatchObject({ status: "UNKNOWN", retry_safe: false, replayed: true });
@@ -154,7 +190,8 @@ describe("executor.call: the three outcomes against a real loopback remote", () 
     expect(remote.posts).toBe(1);
     expect(remote.effects).toHaveLength(1);
     expect(envs.filter((e) => e.status === "SUCCEEDED" && !e.replayed)).toHaveLength(1);
-    for (const e of envs.filter((x) => x.status !== "SUCCEEDED")) expect(e).toMatchObject({ status: "UNKNOWN", retry_safe: false });
+    for (const e of envs.filter((x) => x.status !== "SUCCEEDED"))
+      expect(e).toMatchObject({ status: "UNKNOWN", retry_safe: false });
     expect(new Set(envs.map((e) => e.idempotency_key)).size).toBe(1);
   });
 
@@ -162,7 +199,11 @@ describe("executor.call: the three outcomes against a real loopback remote", () 
     const ex = executor();
     const first = await call(ex);
     const other = await call(ex, { amount: "70.00" });
-    expect(other).toMatchObject({ status: "FAILED_NO_EFFECT", retry_safe: false, error: { code: "IDEMPOTENCY_CONFLICT" } });
+    expect(other).toMatchObject({
+      status: "FAILED_NO_EFFECT",
+      retry_safe: false,
+      error: { code: "IDEMPOTENCY_CONFLICT" },
+    });
     expect(remote.posts).toBe(1);
     const rec = await store.get(first.idempotency_key);
     expect(rec).toMatchObject({ status: "SUCCEEDED", version: 2 });
@@ -170,7 +211,7 @@ describe("executor.call: the three outcomes against a real loopback remote", () 
 
   it("a remote's 409 'in progress' stays UNKNOWN and is never a reason for a new key", async () => {
     const ex = executor([refundTool(remote, { probe: undefined, probeByIdentity: undefined })]);
-    remote.fault({ commit: false, then: 409 }, { commit: false, then: 409 });
+    remote.fault({ commit: false, answer: 409 }, { commit: false, answer: 409 });
     const env = await call(ex);
     expect(env.status).toBe("UNKNOWN");
     expect(env.retry_safe).toBe(false);
@@ -179,7 +220,7 @@ describe("executor.call: the three outcomes against a real loopback remote", () 
   });
 
   it("a failing probe is no evidence: stays UNKNOWN, nothing resent", async () => {
-    remote.fault({ commit: false, then: "reset" });
+    remote.fault({ commit: false, answer: "reset" });
     remote.probesFail = true;
     const env = await call(executor());
     expect(env).toMatchObject({ status: "UNKNOWN", retry_safe: false, error: { code: "RESET_AFTER_WRITE" } });
@@ -189,21 +230,42 @@ describe("executor.call: the three outcomes against a real loopback remote", () 
 
   it("after key retention only the identity probe counts: key probe absent alone → human queue", async () => {
     let now = Date.now();
-    const clock = { nowEpochMs: () => now, monotonicMs: () => performance.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
+    const clock = {
+      nowEpochMs: () => now,
+      monotonicMs: () => performance.now(),
+      sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+    };
     const tool = refundTool(remote, { probeByIdentity: undefined, keyRetentionMs: 60_000 });
     const ex = executor([tool], { clock });
-    remote.fault({ commit: false, then: "hang" });
+    remote.fault({ commit: false, answer: "hang" });
     const first = await call(ex);
     // probes at once say absent; keyed tool within retention → resend succeeded
     expect(first).toMatchObject({ status: "SUCCEEDED", resolution: "absent_resent" });
 
-    remote.fault({ commit: false, then: "hang" }, { commit: false, then: "hang" });
+    remote.fault({ commit: false, answer: "hang" }, { commit: false, answer: "hang" });
     const ex2 = executor([tool], { clock, probe: { spacingMs: 100, timeoutMs: 300 } });
-    const stepB = await ex2.call({ runId: "run-7", stepId: "step-9", tool: "issue_refund", args: refund, deadline: Deadline.after(1800 + 2000) });
+    const stepB = await ex2.call({
+      runId: "run-7",
+      stepId: "step-9",
+      tool: "issue_refund",
+      args: refund,
+      deadline: Deadline.after(1800 + 2000),
+    });
     expect(stepB.status).toBe("UNKNOWN");
     now += 2 * 60_000; // past retention
-    const later = await ex2.call({ runId: "run-7", stepId: "step-9", tool: "issue_refund", args: refund, deadline: Deadline.after(10_000) });
-    expect(later).toMatchObject({ status: "UNKNOWN", retry_safe: false, resolution: "needs_human", error: { code: "KEY_RETENTION_EXPIRED" } });
+    const later = await ex2.call({
+      runId: "run-7",
+      stepId: "step-9",
+      tool: "issue_refund",
+      args: refund,
+      deadline: Deadline.after(10_000),
+    });
+    expect(later).toMatchObject({
+      status: "UNKNOWN",
+      retry_safe: false,
+      resolution: "needs_human",
+      error: { code: "KEY_RETENTION_EXPIRED" },
+    });
   });
 });
 
@@ -224,15 +286,24 @@ describe("bad input: a FAILED_NO_EFFECT envelope naming the field and the rule; 
   }
 
   it("unknown tool", async () => {
-    const env = await executor().call({ runId: "r", stepId: "s", tool: "issue_refnd", args: {}, deadline: Deadline.after(10_000) });
+    const env = await executor().call({
+      runId: "r",
+      stepId: "s",
+      tool: "issue_refnd",
+      args: {},
+      deadline: Deadline.after(10_000),
+    });
     expect(env).toMatchObject({ status: "FAILED_NO_EFFECT", error: { code: "UNKNOWN_TOOL", field: "tool" } });
   });
 
   it("programmer errors throw typed errors", async () => {
     const ex = executor();
-    await expect(ex.call({ runId: "", stepId: "s", tool: "issue_refund", args: refund, deadline: Deadline.after(5000) })).rejects.toThrow(/runId/);
-    // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong
-    await expect(ex.call({ runId: "r", stepId: "s", tool: "issue_refund", args: refund, deadline: 5000 as any })).rejects.toThrow(/deadline/);
+    await expect(
+      ex.call({ runId: "", stepId: "s", tool: "issue_refund", args: refund, deadline: Deadline.after(5000) }),
+    ).rejects.toThrow(/runId/);
+    await expect(
+      ex.call({ runId: "r", stepId: "s", tool: "issue_refund", args: refund, deadline: 5000 as unknown as Deadline }),
+    ).rejects.toThrow(/deadline/);
   });
 });
 

@@ -1,17 +1,17 @@
 import { SpanStatusCode, type Tracer } from "@opentelemetry/api";
 import type { ZodError } from "zod";
 import { CanonicalisationError } from "./canon.ts";
+import { classifyError } from "./classify.ts";
 import { type Clock, systemClock } from "./clock.ts";
-import { Deadline } from "./deadline.ts";
+import { DEFAULT_RESERVE_MS, Deadline } from "./deadline.ts";
 import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
 import { canonicalIdentity, idempotencyKey } from "./idempotency-key.ts";
 import type { IntentError, IntentRecord, IntentStore } from "./intent-store.ts";
 import { toJson } from "./json.ts";
 import { reconcile } from "./reconcile.ts";
-import { type ProbeOptions, type Runtime, defaultTracer, effectPhrase, envelopeFor, event } from "./runtime.ts";
+import { defaultTracer, effectPhrase, envelopeFor, event, type ProbeOptions, type Runtime } from "./runtime.ts";
 import { sendOnce } from "./send.ts";
-import { classifyError } from "./classify.ts";
 import type { AnyTool } from "./tool.ts";
 
 /** Options of {@link createExecutor}. */
@@ -34,6 +34,8 @@ export interface ExecutorOptions {
    * @default false
    */
   durableOutcomes?: boolean;
+  /** Time kept back from each call's budget so the agent can still report what happened, ms. @default 2000 */
+  reserveMs?: number;
 }
 
 /** One tool call from an agent. */
@@ -91,7 +93,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
     spacingMs: options.probe?.spacingMs ?? 1000,
     timeoutMs: options.probe?.timeoutMs ?? 5000,
   };
-  if (!Number.isInteger(probe.attempts) || probe.attempts < 1) throw new TypeError("createExecutor: probe.attempts must be an integer ≥ 1");
+  if (!Number.isInteger(probe.attempts) || probe.attempts < 1)
+    throw new TypeError("createExecutor: probe.attempts must be an integer ≥ 1");
   if (!(probe.spacingMs >= 0)) throw new TypeError("createExecutor: probe.spacingMs must be ≥ 0 ms");
   if (!(probe.timeoutMs > 0)) throw new TypeError("createExecutor: probe.timeoutMs must be > 0 ms");
   const rt: Runtime = {
@@ -102,7 +105,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
     probe,
     maxReconcileSweeps: options.maxReconcileSweeps ?? 5,
     durableOutcomes: options.durableOutcomes ?? false,
+    reserveMs: options.reserveMs ?? DEFAULT_RESERVE_MS,
   };
+  if (!(rt.reserveMs >= 0)) throw new TypeError("createExecutor: reserveMs must be ≥ 0 ms");
   return {
     call: (input) => call(rt, input),
     reconcileKey: (key, deadline, trigger = "call") => reconcileKey(rt, key, deadline, trigger),
@@ -119,7 +124,8 @@ async function call(rt: Runtime, input: CallInput): Promise<Envelope> {
       throw new TypeError(`executor.call: ${field} must be a non-empty printable string of at most 200 characters`);
     }
   }
-  if (!(input.deadline instanceof Deadline)) throw new TypeError("executor.call: deadline must be a Deadline (Deadline.after(ms) or Deadline.at(epochMs))");
+  if (!(input.deadline instanceof Deadline))
+    throw new TypeError("executor.call: deadline must be a Deadline (Deadline.after(ms) or Deadline.at(epochMs))");
 
   return rt.tracer.startActiveSpan(
     `execute_tool ${input.tool}`,
@@ -161,7 +167,12 @@ async function callInSpan(rt: Runtime, input: CallInput, traceId: string): Promi
     return refusalEnvelope({
       key: "",
       effectPhrase: input.tool,
-      error: { code: "UNKNOWN_TOOL", message: `tool: "${input.tool}" is not in the catalog`, field: "tool", rule: "must name a declared tool" },
+      error: {
+        code: "UNKNOWN_TOOL",
+        message: `tool: "${input.tool}" is not in the catalog`,
+        field: "tool",
+        rule: "must name a declared tool",
+      },
       retrySafe: false,
       message: `There is no tool named "${input.tool}". Use one of: ${[...rt.tools.keys()].join(", ")}.`,
     });
@@ -180,7 +191,8 @@ async function callInSpan(rt: Runtime, input: CallInput, traceId: string): Promi
   try {
     identity = canonicalIdentity(args, tool.identity);
   } catch (error) {
-    if (error instanceof CanonicalisationError) return invalidArgs(tool, input.tool, { field: error.field, rule: error.rule });
+    if (error instanceof CanonicalisationError)
+      return invalidArgs(tool, input.tool, { field: error.field, rule: error.rule });
     throw error;
   }
   const key = idempotencyKey(input.runId, input.stepId, tool.name, identity);
@@ -191,10 +203,15 @@ async function callInSpan(rt: Runtime, input: CallInput, traceId: string): Promi
   let timeoutMs: number | null = null;
   let budgetError: IntentError | null = null;
   try {
-    timeoutMs = input.deadline.timeoutFor(tool.timeoutMs);
+    timeoutMs = input.deadline.timeoutFor(tool.timeoutMs, rt.reserveMs);
   } catch (error) {
     if (!isDeadlineExceededError(error)) throw error;
-    budgetError = { code: "DEADLINE_EXCEEDED", message: error.message, field: "deadline", rule: "must leave at least 1000 ms after a 2000 ms reserve" };
+    budgetError = {
+      code: "DEADLINE_EXCEEDED",
+      message: error.message,
+      field: "deadline",
+      rule: `must leave at least 1000 ms after a ${rt.reserveMs} ms reserve`,
+    };
   }
 
   let persistedArgs: ReturnType<typeof toJson>;
@@ -213,7 +230,8 @@ async function callInSpan(rt: Runtime, input: CallInput, traceId: string): Promi
       effectPhrase: phrase,
       error: budgetError ?? { code: "DEADLINE_EXCEEDED", message: "no budget" },
       retrySafe: true,
-      message: "Not enough of this turn's time budget is left to start this action safely; nothing was sent. Try again in a new turn with a fresh deadline.",
+      message:
+        "Not enough of this turn's time budget is left to start this action safely; nothing was sent. Try again in a new turn with a fresh deadline.",
     });
   }
 
@@ -232,7 +250,14 @@ async function callInSpan(rt: Runtime, input: CallInput, traceId: string): Promi
       createdAtEpochMs: now,
       traceId: /^0+$/.test(traceId) ? null : traceId,
     },
-    [event(rt, key, "created", { runId: input.runId, stepId: input.stepId, tool: tool.name, deadlineEpochMs: input.deadline.epochMs })],
+    [
+      event(rt, key, "created", {
+        runId: input.runId,
+        stepId: input.stepId,
+        tool: tool.name,
+        deadlineEpochMs: input.deadline.epochMs,
+      }),
+    ],
     now,
   );
   if (claim.claimed) return send(rt, tool, claim.record, input.deadline, timeoutMs);
@@ -261,8 +286,22 @@ async function onExisting(
         const next = await rt.store.update(
           key,
           record.version,
-          { status: "PENDING", attempt: record.attempt + 1, deadlineEpochMs: deadline.epochMs, error: null, resolution: null, needsHuman: false, finishedAtEpochMs: null },
-          [event(rt, key, "created", { attempt: record.attempt + 1, deadlineEpochMs: deadline.epochMs, retryOf: "FAILED_NO_EFFECT" })],
+          {
+            status: "PENDING",
+            attempt: record.attempt + 1,
+            deadlineEpochMs: deadline.epochMs,
+            error: null,
+            resolution: null,
+            needsHuman: false,
+            finishedAtEpochMs: null,
+          },
+          [
+            event(rt, key, "created", {
+              attempt: record.attempt + 1,
+              deadlineEpochMs: deadline.epochMs,
+              retryOf: "FAILED_NO_EFFECT",
+            }),
+          ],
           now,
         );
         if (next) return send(rt, tool, next, deadline, timeoutMs);
@@ -271,12 +310,22 @@ async function onExisting(
       case "PENDING": {
         if (record.deadlineEpochMs > now) {
           // Rule 2: the owner's call is still in flight. Change nothing.
-          return envelopeFor(rt, { ...record, error: record.error ?? { code: "IN_FLIGHT", message: "a call for this step is in flight" } }, true);
+          return envelopeFor(
+            rt,
+            { ...record, error: record.error ?? { code: "IN_FLIGHT", message: "a call for this step is in flight" } },
+            true,
+          );
         }
         const taken = await rt.store.update(
           key,
           record.version,
-          { status: "UNKNOWN", error: { code: "LEASE_EXPIRED", message: "the call's deadline passed with no outcome recorded (crash or lost outcome)" } },
+          {
+            status: "UNKNOWN",
+            error: {
+              code: "LEASE_EXPIRED",
+              message: "the call's deadline passed with no outcome recorded (crash or lost outcome)",
+            },
+          },
           [event(rt, key, "lease_expired", { previousDeadlineEpochMs: record.deadlineEpochMs })],
           now,
         );
@@ -301,8 +350,17 @@ function reconcileRecord(rt: Runtime, tool: AnyTool, record: IntentRecord, deadl
   return reconcile(rt, tool, record, deadline, "call");
 }
 
-async function send(rt: Runtime, tool: AnyTool, record: IntentRecord, deadline: Deadline, timeoutMs: number): Promise<Envelope> {
-  const sent = await sendOnce(rt, tool, record, deadline, timeoutMs, { resolutionOnSuccess: null, spanName: `invoke ${tool.name}` });
+async function send(
+  rt: Runtime,
+  tool: AnyTool,
+  record: IntentRecord,
+  deadline: Deadline,
+  timeoutMs: number,
+): Promise<Envelope> {
+  const sent = await sendOnce(rt, tool, record, deadline, timeoutMs, {
+    resolutionOnSuccess: null,
+    spanName: `invoke ${tool.name}`,
+  });
   switch (sent.kind) {
     case "settled":
       return sent.envelope;
@@ -331,24 +389,45 @@ async function conflict(rt: Runtime, tool: AnyTool, existing: IntentRecord, key:
   });
 }
 
-async function callReadOnly(rt: Runtime, tool: AnyTool, args: unknown, key: string, phrase: string, deadline: Deadline): Promise<Envelope> {
+async function callReadOnly(
+  rt: Runtime,
+  tool: AnyTool,
+  args: unknown,
+  key: string,
+  phrase: string,
+  deadline: Deadline,
+): Promise<Envelope> {
   let timeoutMs: number;
   try {
-    timeoutMs = deadline.timeoutFor(tool.timeoutMs);
+    timeoutMs = deadline.timeoutFor(tool.timeoutMs, rt.reserveMs);
   } catch (error) {
     if (!isDeadlineExceededError(error)) throw error;
     return refusalEnvelope({
       key,
       effectPhrase: phrase,
-      error: { code: "DEADLINE_EXCEEDED", message: error.message, field: "deadline", rule: "must leave at least 1000 ms after a 2000 ms reserve" },
+      error: {
+        code: "DEADLINE_EXCEEDED",
+        message: error.message,
+        field: "deadline",
+        rule: `must leave at least 1000 ms after a ${rt.reserveMs} ms reserve`,
+      },
       retrySafe: true,
       message: "Not enough time is left in this turn to run the lookup.",
     });
   }
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError")), timeoutMs);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError")),
+    timeoutMs,
+  );
   try {
-    const value = await tool.invoke(args, { idempotencyKey: key, signal: controller.signal, timeoutMs, deadline, attempt: 1 });
+    const value = await tool.invoke(args, {
+      idempotencyKey: key,
+      signal: controller.signal,
+      timeoutMs,
+      deadline,
+      attempt: 1,
+    });
     const result = toJson(value);
     return {
       status: "SUCCEEDED",
@@ -379,7 +458,12 @@ async function callReadOnly(rt: Runtime, tool: AnyTool, args: unknown, key: stri
   }
 }
 
-async function reconcileKey(rt: Runtime, key: string, deadline: Deadline, trigger: "call" | "sweeper"): Promise<Envelope> {
+async function reconcileKey(
+  rt: Runtime,
+  key: string,
+  deadline: Deadline,
+  trigger: "call" | "sweeper",
+): Promise<Envelope> {
   const record = await rt.store.get(key);
   if (!record) throw new Error(`reconcileKey: no intent record with key ${key}`);
   const tool = rt.tools.get(record.tool);

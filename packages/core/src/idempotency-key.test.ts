@@ -14,15 +14,30 @@ describe("idempotencyKey", () => {
 
   it("model rephrasing does not change the key; the step does", () => {
     const a = canonicalIdentity({ order_id: "A-1182", amount: "49.90", reason: "broken" }, refundIdentity);
-    const b = canonicalIdentity({ amount: 49.9, order_id: " a-1182", reason: "arrived damaged", extra: 1 }, refundIdentity);
+    const b = canonicalIdentity(
+      { amount: 49.9, order_id: " a-1182", reason: "arrived damaged", extra: 1 },
+      refundIdentity,
+    );
     expect(idempotencyKey("r", "s", "t", a)).toBe(idempotencyKey("r", "s", "t", b));
     expect(idempotencyKey("r", "s2", "t", a)).not.toBe(idempotencyKey("r", "s", "t", a));
   });
 
   it("field-t13-volatile-fields-do-not-change-the-key: dot paths pick stable fields only", () => {
     const spec = { paymentId: canon.exact, "amount.value": canon.decimal(0), "amount.currency": canon.upper };
-    const a1 = { paymentId: "P-1", amount: { value: 1000, currency: "EUR" }, checkoutAttemptId: "att-1", sdkData: { createdAt: "t1" }, encryptedCard: "enc-A" };
-    const a2 = { encryptedCard: "enc-B", sdkData: { createdAt: "t2" }, checkoutAttemptId: "att-2", amount: { currency: "eur", value: "1000" }, paymentId: "P-1" };
+    const a1 = {
+      paymentId: "P-1",
+      amount: { value: 1000, currency: "EUR" },
+      checkoutAttemptId: "att-1",
+      sdkData: { createdAt: "t1" },
+      encryptedCard: "enc-A",
+    };
+    const a2 = {
+      encryptedCard: "enc-B",
+      sdkData: { createdAt: "t2" },
+      checkoutAttemptId: "att-2",
+      amount: { currency: "eur", value: "1000" },
+      paymentId: "P-1",
+    };
     const k = (a: unknown) => idempotencyKey("r", "s", "psp.authorise", canonicalIdentity(a, spec));
     expect(k(a1)).toBe(k(a2));
     expect(k({ ...a1, amount: { value: 1200, currency: "EUR" } })).not.toBe(k(a1));

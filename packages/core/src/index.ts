@@ -2,9 +2,9 @@
  * `@tristate/core`: the executor for side-effecting tool calls — deadlines, idempotency keys from
  * declared identity fields, the intent log port, reconciliation, envelopes. No I/O framework.
  */
-export { canon, CanonicalisationError, type Canonicaliser } from "./canon.ts";
-export { systemClock, type Clock } from "./clock.ts";
-export { Deadline, DEFAULT_RESERVE_MS, MIN_CALL_BUDGET_MS } from "./deadline.ts";
+export { CanonicalisationError, type Canonicaliser, canon } from "./canon.ts";
+export { type Clock, systemClock } from "./clock.ts";
+export { DEFAULT_RESERVE_MS, Deadline, MIN_CALL_BUDGET_MS } from "./deadline.ts";
 export {
   buildEnvelope,
   type Envelope,
@@ -49,8 +49,8 @@ export {
   OUTCOMES,
   type Outcome,
   REASON_CODES,
-  type ReasonCode,
   RESOLUTIONS,
+  type ReasonCode,
   type Resolution,
   TOOL_KINDS,
   type ToolKind,

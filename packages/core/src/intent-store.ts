@@ -62,7 +62,15 @@ export interface IntentRecord {
 /** What `claim` inserts: a PENDING record without its bookkeeping fields. */
 export type NewIntentRecord = Omit<
   IntentRecord,
-  "status" | "version" | "updatedAtEpochMs" | "finishedAtEpochMs" | "resolution" | "needsHuman" | "reconcileSweeps" | "result" | "error"
+  | "status"
+  | "version"
+  | "updatedAtEpochMs"
+  | "finishedAtEpochMs"
+  | "resolution"
+  | "needsHuman"
+  | "reconcileSweeps"
+  | "result"
+  | "error"
 >;
 
 /** Fields an update may change. `result: undefined` in a patch means "leave unchanged"; use `clearResult`. */

@@ -56,7 +56,12 @@ export class MemoryIntentStore implements IntentStore {
   ): Promise<IntentRecord | null> {
     const r = this.#records.get(key);
     if (!r || r.version !== expectedVersion) return null;
-    const next: IntentRecord = { ...r, ...structuredClone(patch), version: r.version + 1, updatedAtEpochMs: nowEpochMs };
+    const next: IntentRecord = {
+      ...r,
+      ...structuredClone(patch),
+      version: r.version + 1,
+      updatedAtEpochMs: nowEpochMs,
+    };
     if (!("result" in patch)) next.result = r.result;
     this.#records.set(key, next);
     this.#push(events);

@@ -4,7 +4,7 @@ import type { Envelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
 import type { IntentError, IntentEvent, IntentRecord } from "./intent-store.ts";
 import { toJson } from "./json.ts";
-import { type Runtime, envelopeFor, event, inSpan, timeoutSignal } from "./runtime.ts";
+import { envelopeFor, event, inSpan, type Runtime, timeoutSignal } from "./runtime.ts";
 import { sendOnce } from "./send.ts";
 import type { ReasonCode } from "./statuses.ts";
 import type { AnyTool } from "./tool.ts";
@@ -27,60 +27,90 @@ export async function reconcile(
   deadline: Deadline,
   trigger: ReconcileTrigger,
 ): Promise<Envelope> {
-  return inSpan(rt, `reconcile ${tool.name}`, { "tristate.idempotency_key": record.key, "tristate.trigger": trigger }, async () => {
-    const now = rt.clock.nowEpochMs();
-    const keyValid = now - record.createdAtEpochMs <= tool.keyRetentionMs;
-    const probes: [ProbeKind, NonNullable<AnyTool["probe"]>][] = [];
-    if (tool.probe) probes.push(["key", tool.probe]);
-    if (tool.probeByIdentity) probes.push(["identity", tool.probeByIdentity]);
-    // After key retention, a key probe's "not found" proves nothing (rule 5c); its "found" still does.
-    const counting = probes.filter(([kind]) => kind === "identity" || keyValid);
+  return inSpan(
+    rt,
+    `reconcile ${tool.name}`,
+    { "tristate.idempotency_key": record.key, "tristate.trigger": trigger },
+    async () => {
+      const now = rt.clock.nowEpochMs();
+      const keyValid = now - record.createdAtEpochMs <= tool.keyRetentionMs;
+      const probes: [ProbeKind, NonNullable<AnyTool["probe"]>][] = [];
+      if (tool.probe) probes.push(["key", tool.probe]);
+      if (tool.probeByIdentity) probes.push(["identity", tool.probeByIdentity]);
+      // After key retention, a key probe's "not found" proves nothing (rule 5c); its "found" still does.
+      const counting = probes.filter(([kind]) => kind === "identity" || keyValid);
 
-    if (probes.length === 0) {
-      if (tool.kind === "idempotent_by_key" && keyValid) return resend(rt, tool, record, deadline, "keyed tool without probe; key still within retention");
-      return toHuman(rt, record, keyValid ? "NO_PROBE" : "KEY_RETENTION_EXPIRED", [], tool.kind === "unsafe" ? "unsafe tool without a probe" : "key retention expired and no probe");
-    }
-
-    const events: IntentEvent[] = [];
-    let allAbsent = counting.length > 0;
-    let rounds = 0;
-    let lastFailure: { code: ReasonCode; message: string } | null = null;
-    for (let i = 0; i < rt.probe.attempts; i++) {
-      if (i > 0) await rt.clock.sleep(Math.min(i * rt.probe.spacingMs, deadline.remainingMs() / 4));
-      let timeoutMs: number;
-      try {
-        timeoutMs = deadline.timeoutFor(rt.probe.timeoutMs);
-      } catch (error) {
-        if (!isDeadlineExceededError(error)) throw error;
-        lastFailure = { code: "DEADLINE_EXCEEDED", message: "no budget left to probe; the sweeper will go on" };
-        allAbsent = false;
-        break;
+      if (probes.length === 0) {
+        if (tool.kind === "idempotent_by_key" && keyValid)
+          return resend(rt, tool, record, deadline, "keyed tool without probe; key still within retention");
+        return toHuman(
+          rt,
+          record,
+          keyValid ? "NO_PROBE" : "KEY_RETENTION_EXPIRED",
+          [],
+          tool.kind === "unsafe" ? "unsafe tool without a probe" : "key retention expired and no probe",
+        );
       }
-      rounds++;
-      for (const [kind, probe] of probes) {
-        const answer = await runProbe(rt, tool, record, kind, probe, timeoutMs, i + 1);
-        events.push(answer.event);
-        if (answer.kind === "found") {
-          return settleFound(rt, record, answer.found, events);
+
+      const events: IntentEvent[] = [];
+      let allAbsent = counting.length > 0;
+      let rounds = 0;
+      let lastFailure: { code: ReasonCode; message: string } | null = null;
+      for (let i = 0; i < rt.probe.attempts; i++) {
+        if (i > 0) await rt.clock.sleep(Math.min(i * rt.probe.spacingMs, deadline.remainingMs() / 4));
+        let timeoutMs: number;
+        try {
+          timeoutMs = deadline.timeoutFor(rt.probe.timeoutMs, rt.reserveMs);
+        } catch (error) {
+          if (!isDeadlineExceededError(error)) throw error;
+          lastFailure = { code: "DEADLINE_EXCEEDED", message: "no budget left to probe; the sweeper will go on" };
+          allAbsent = false;
+          break;
         }
-        if (answer.kind === "failed") {
-          lastFailure = { code: "PROBE_FAILED", message: answer.message };
-          if (counting.some(([k]) => k === kind)) allAbsent = false;
+        rounds++;
+        for (const [kind, probe] of probes) {
+          const answer = await runProbe(rt, tool, record, kind, probe, timeoutMs, i + 1);
+          events.push(answer.event);
+          if (answer.kind === "found") {
+            return settleFound(rt, record, answer.found, events);
+          }
+          if (answer.kind === "failed") {
+            lastFailure = { code: "PROBE_FAILED", message: answer.message };
+            if (counting.some(([k]) => k === kind)) allAbsent = false;
+          }
         }
       }
-    }
 
-    if (allAbsent && rounds === rt.probe.attempts) {
-      if (tool.resendWhenAbsent) {
-        return resend(rt, tool, record, deadline, `absent after ${rounds} spaced probes`, events);
+      if (allAbsent && rounds === rt.probe.attempts) {
+        if (tool.resendWhenAbsent) {
+          return resend(rt, tool, record, deadline, `absent after ${rounds} spaced probes`, events);
+        }
+        return toHuman(
+          rt,
+          record,
+          "PROBES_ABSENT_NO_DEDUPE",
+          events,
+          "probes found nothing, but the remote cannot deduplicate a resend and the original may still land",
+        );
       }
-      return toHuman(rt, record, "PROBES_ABSENT_NO_DEDUPE", events, "probes found nothing, but the remote cannot deduplicate a resend and the original may still land");
-    }
-    if (counting.length === 0) {
-      return toHuman(rt, record, "KEY_RETENTION_EXPIRED", events, "key retention expired; only an identity probe could prove absence");
-    }
-    return stayUnknown(rt, record, events, lastFailure ?? { code: "PROBE_FAILED", message: "no evidence either way" }, trigger);
-  });
+      if (counting.length === 0) {
+        return toHuman(
+          rt,
+          record,
+          "KEY_RETENTION_EXPIRED",
+          events,
+          "key retention expired; only an identity probe could prove absence",
+        );
+      }
+      return stayUnknown(
+        rt,
+        record,
+        events,
+        lastFailure ?? { code: "PROBE_FAILED", message: "no evidence either way" },
+        trigger,
+      );
+    },
+  );
 }
 
 async function runProbe(
@@ -96,28 +126,47 @@ async function runProbe(
   | { kind: "absent"; event: IntentEvent }
   | { kind: "failed"; message: string; event: IntentEvent }
 > {
-  return inSpan(rt, `probe ${tool.name}`, { "tristate.idempotency_key": record.key, "tristate.probe": kind, "tristate.probe.round": round }, async (set) => {
-    const { signal, dispose } = timeoutSignal(timeoutMs);
-    try {
-      const found = await probe(record.args, { clientRef: record.key, signal, timeoutMs, sinceEpochMs: record.createdAtEpochMs });
-      const answer = found === null || found === undefined ? "absent" : "found";
-      set({ "tristate.probe.answer": answer });
-      const ev = event(rt, record.key, "probe", { probe: kind, round, answer });
-      if (answer === "found") {
-        return { kind: "found", found, event: ev };
+  return inSpan(
+    rt,
+    `probe ${tool.name}`,
+    { "tristate.idempotency_key": record.key, "tristate.probe": kind, "tristate.probe.round": round },
+    async (set) => {
+      const { signal, dispose } = timeoutSignal(timeoutMs);
+      try {
+        const found = await probe(record.args, {
+          clientRef: record.key,
+          signal,
+          timeoutMs,
+          sinceEpochMs: record.createdAtEpochMs,
+        });
+        const answer = found === null || found === undefined ? "absent" : "found";
+        set({ "tristate.probe.answer": answer });
+        const ev = event(rt, record.key, "probe", { probe: kind, round, answer });
+        if (answer === "found") {
+          return { kind: "found", found, event: ev };
+        }
+        return { kind: "absent", event: ev };
+      } catch (error) {
+        const message = classifyError(error).message;
+        set({ "tristate.probe.answer": "failed" });
+        return {
+          kind: "failed",
+          message,
+          event: event(rt, record.key, "probe", { probe: kind, round, answer: "failed", error: message }),
+        };
+      } finally {
+        dispose();
       }
-      return { kind: "absent", event: ev };
-    } catch (error) {
-      const message = classifyError(error).message;
-      set({ "tristate.probe.answer": "failed" });
-      return { kind: "failed", message, event: event(rt, record.key, "probe", { probe: kind, round, answer: "failed", error: message }) };
-    } finally {
-      dispose();
-    }
-  });
+    },
+  );
 }
 
-async function settleFound(rt: Runtime, record: IntentRecord, found: unknown, events: IntentEvent[]): Promise<Envelope> {
+async function settleFound(
+  rt: Runtime,
+  record: IntentRecord,
+  found: unknown,
+  events: IntentEvent[],
+): Promise<Envelope> {
   const now = rt.clock.nowEpochMs();
   let result: ReturnType<typeof toJson>;
   try {
@@ -145,10 +194,16 @@ async function resend(
 ): Promise<Envelope> {
   let timeoutMs: number;
   try {
-    timeoutMs = deadline.timeoutFor(tool.timeoutMs);
+    timeoutMs = deadline.timeoutFor(tool.timeoutMs, rt.reserveMs);
   } catch (error) {
     if (!isDeadlineExceededError(error)) throw error;
-    return stayUnknown(rt, record, events, { code: "DEADLINE_EXCEEDED", message: `resend due (${why}) but no budget left; the sweeper will go on` }, "call");
+    return stayUnknown(
+      rt,
+      record,
+      events,
+      { code: "DEADLINE_EXCEEDED", message: `resend due (${why}) but no budget left; the sweeper will go on` },
+      "call",
+    );
   }
   const now = rt.clock.nowEpochMs();
   // Take the record (compare-and-set): only one reconciler may resend.
@@ -160,18 +215,32 @@ async function resend(
     now,
   );
   if (!owned) return afterWrite(rt, record.key, null, []);
-  const sent = await sendOnce(rt, tool, owned, deadline, timeoutMs, { resolutionOnSuccess: "absent_resent", spanName: `resend ${tool.name}` });
+  const sent = await sendOnce(rt, tool, owned, deadline, timeoutMs, {
+    resolutionOnSuccess: "absent_resent",
+    spanName: `resend ${tool.name}`,
+  });
   switch (sent.kind) {
     case "settled":
       return sent.envelope;
     case "unknown":
-      return envelopeFor(rt, sent.record, false, "resent once with the same key; the outcome is unknown again; reconciliation scheduled");
+      return envelopeFor(
+        rt,
+        sent.record,
+        false,
+        "resent once with the same key; the outcome is unknown again; reconciliation scheduled",
+      );
     case "lost":
       return afterWrite(rt, record.key, null, []);
   }
 }
 
-async function toHuman(rt: Runtime, record: IntentRecord, code: ReasonCode, events: IntentEvent[], why: string): Promise<Envelope> {
+async function toHuman(
+  rt: Runtime,
+  record: IntentRecord,
+  code: ReasonCode,
+  events: IntentEvent[],
+  why: string,
+): Promise<Envelope> {
   const now = rt.clock.nowEpochMs();
   const error: IntentError = { code, message: why };
   const updated = await rt.store.update(
@@ -207,7 +276,12 @@ async function stayUnknown(
 }
 
 /** After a compare-and-set: the written record's envelope, or the winner's state when we lost. */
-async function afterWrite(rt: Runtime, key: string, updated: IntentRecord | null, unsaved: IntentEvent[]): Promise<Envelope> {
+async function afterWrite(
+  rt: Runtime,
+  key: string,
+  updated: IntentRecord | null,
+  unsaved: IntentEvent[],
+): Promise<Envelope> {
   if (updated) return envelopeFor(rt, updated, false);
   if (unsaved.length) await rt.store.appendEvents(unsaved);
   const current = await rt.store.get(key);

@@ -28,6 +28,8 @@ export interface Runtime {
   maxReconcileSweeps: number;
   /** Write outcomes durably even where a lost outcome would only cost a probe. */
   durableOutcomes: boolean;
+  /** Time kept back from every call's budget so the agent can still report, ms. */
+  reserveMs: number;
 }
 
 export const TRACER_NAME = "@tristate/core";
@@ -37,7 +39,12 @@ export function defaultTracer(): Tracer {
 }
 
 /** The phrase naming an effect: the tool's `describe`, else its name and identity. */
-export function effectPhrase(tool: AnyTool | undefined, toolName: string, args: unknown, identity: Record<string, string>): string {
+export function effectPhrase(
+  tool: AnyTool | undefined,
+  toolName: string,
+  args: unknown,
+  identity: Record<string, string>,
+): string {
   if (tool?.describe) {
     try {
       const phrase = tool.describe(args);

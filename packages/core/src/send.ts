@@ -3,7 +3,7 @@ import type { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
 import type { IntentError, IntentRecord } from "./intent-store.ts";
 import { toJson } from "./json.ts";
-import { type Runtime, envelopeFor, event, inSpan, timeoutSignal } from "./runtime.ts";
+import { envelopeFor, event, inSpan, type Runtime, timeoutSignal } from "./runtime.ts";
 import type { Resolution } from "./statuses.ts";
 import type { AnyTool } from "./tool.ts";
 
@@ -94,7 +94,10 @@ export async function sendOnce(
           record.key,
           record.version,
           { status: "FAILED_NO_EFFECT", error, finishedAtEpochMs: now },
-          [sent, event(rt, record.key, "outcome", { outcome: "FAILED_NO_EFFECT", code: c.code, durationMs: now - sentAt })],
+          [
+            sent,
+            event(rt, record.key, "outcome", { outcome: "FAILED_NO_EFFECT", code: c.code, durationMs: now - sentAt }),
+          ],
           now,
           { durable },
         );

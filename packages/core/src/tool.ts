@@ -106,7 +106,8 @@ function fail(tool: string, field: string, rule: string): never {
 export function defineTool<A = Record<string, unknown>, R = unknown>(spec: ToolSpec<A, R>): Tool<A, R> {
   const name = typeof spec?.name === "string" ? spec.name : "";
   if (!NAME_RULE.test(name)) fail(name, "name", "must match /^[A-Za-z0-9_.-]{1,128}$/");
-  if (!(TOOL_KINDS as readonly string[]).includes(spec.kind)) fail(name, "kind", `must be one of ${TOOL_KINDS.join(", ")}`);
+  if (!(TOOL_KINDS as readonly string[]).includes(spec.kind))
+    fail(name, "kind", `must be one of ${TOOL_KINDS.join(", ")}`);
   if (typeof spec.timeoutMs !== "number" || !Number.isFinite(spec.timeoutMs) || spec.timeoutMs <= 0) {
     fail(name, "timeoutMs", "must be a positive number of milliseconds");
   }

@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
 /**
@@ -32,7 +32,7 @@ export interface Fault {
    * `reset` (destroy the socket with RST before any response byte), or an HTTP status.
    * @default "respond"
    */
-  then?: "respond" | "hang" | "reset" | number;
+  answer?: "respond" | "hang" | "reset" | number;
   /** Delay before answering, ms. @default 0 */
   respondDelayMs?: number;
 }
@@ -80,7 +80,10 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
   const now = options.now ?? Date.now;
   const queue: Fault[] = [];
   const sockets = new Set<Socket>();
-  const keys = new Map<string, { body: string; inFlight: boolean; response?: { status: number; body: unknown }; atEpochMs: number }>();
+  const keys = new Map<
+    string,
+    { body: string; inFlight: boolean; response?: { status: number; body: unknown }; atEpochMs: number }
+  >();
   let seq = 0;
 
   const remote: Omit<FakeRemote, "url" | "close"> = {
@@ -140,10 +143,10 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
       };
       remote.effects.push(effect);
     }
-    const then = fault.then ?? "respond";
+    const answer = fault.answer ?? "respond";
     const entry = key ? keys.get(key) : undefined;
     if (fault.respondDelayMs) await sleep(fault.respondDelayMs);
-    if (then === "hang") {
+    if (answer === "hang") {
       // Never answer. The key stays "in flight" until the socket closes.
       req.socket.once("close", () => {
         if (entry) {
@@ -154,7 +157,7 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
       });
       return;
     }
-    if (then === "reset") {
+    if (answer === "reset") {
       if (entry) {
         entry.inFlight = false;
         if (effect) entry.response = { status: 201, body: view(effect) };
@@ -163,13 +166,13 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
       req.socket.resetAndDestroy();
       return;
     }
-    if (typeof then === "number") {
+    if (typeof answer === "number") {
       if (entry) {
         entry.inFlight = false;
         if (effect) entry.response = { status: 201, body: view(effect) };
         else keys.delete(key!);
       }
-      return send(res, then, { error: `injected ${then}` });
+      return send(res, answer, { error: `injected ${answer}` });
     }
     if (!effect) {
       if (key) keys.delete(key);
@@ -196,7 +199,9 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
       const matches = visible.filter(
         (e) =>
           e.committedAtEpochMs >= since &&
-          [...url.searchParams.entries()].every(([k, v]) => k === "since" || String(e.body[k] ?? "").toUpperCase() === v.toUpperCase()),
+          [...url.searchParams.entries()].every(
+            ([k, v]) => k === "since" || String(e.body[k] ?? "").toUpperCase() === v.toUpperCase(),
+          ),
       );
       return send(res, 200, matches.map(view));
     }

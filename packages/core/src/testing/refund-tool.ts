@@ -24,10 +24,15 @@ export function refundTool(remote: FakeRemote, overrides: Partial<ToolSpec<z.inf
     args: refundArgs,
     identity: { order_id: canon.upper, amount: canon.decimal(2) },
     timeoutMs: 500,
-    describe: (a) => `refund of ${canon.decimal(2)(a.amount, "amount")} ${a.currency ?? "EUR"} on order ${a.order_id.toUpperCase()}`,
-    invoke: async (args, ctx) => (await callHttp(ctx, { method: "POST", url: `${remote.url}/effects`, body: args })).body,
+    describe: (a) =>
+      `refund of ${canon.decimal(2)(a.amount, "amount")} ${a.currency ?? "EUR"} on order ${a.order_id.toUpperCase()}`,
+    invoke: async (args, ctx) =>
+      (await callHttp(ctx, { method: "POST", url: `${remote.url}/effects`, body: args })).body,
     probe: async (_args, ctx) => {
-      const res = await callHttp(ctx, { method: "GET", url: `${remote.url}/effects?clientRef=${encodeURIComponent(ctx.clientRef)}` });
+      const res = await callHttp(ctx, {
+        method: "GET",
+        url: `${remote.url}/effects?clientRef=${encodeURIComponent(ctx.clientRef)}`,
+      });
       const list = res.body as unknown[];
       return list[0] ?? null;
     },
