@@ -62,14 +62,19 @@ export class Deadline {
    * reserve. Source design: `Deadline.timeout_for`.
    * @param toolTimeoutMs the tool's own timeout, ms.
    * @param reserveMs time kept back for the agent to report, ms (default 2000).
-   * @throws DeadlineExceededError when less than 1000 ms would be left: refuse to start a side effect.
+   * @param minMs least time a call may start with, ms (default 1000; tests that scale time lower it).
+   * @throws DeadlineExceededError when less than `minMs` would be left: refuse to start a side effect.
    */
-  timeoutFor(toolTimeoutMs: number, reserveMs: number = DEFAULT_RESERVE_MS): number {
+  timeoutFor(
+    toolTimeoutMs: number,
+    reserveMs: number = DEFAULT_RESERVE_MS,
+    minMs: number = MIN_CALL_BUDGET_MS,
+  ): number {
     const left = this.remainingMs() - reserveMs;
-    if (left < MIN_CALL_BUDGET_MS) {
+    if (left < minMs) {
       throw new DeadlineExceededError(
-        `not enough turn budget to start a side effect: ${Math.floor(left)} ms left after a ${reserveMs} ms reserve, ${MIN_CALL_BUDGET_MS} ms needed`,
-        { remainingMs: left, requiredMs: MIN_CALL_BUDGET_MS },
+        `not enough turn budget to start a side effect: ${Math.floor(left)} ms left after a ${reserveMs} ms reserve, ${minMs} ms needed`,
+        { remainingMs: left, requiredMs: minMs },
       );
     }
     return Math.min(toolTimeoutMs, left);

@@ -3,7 +3,7 @@ import type { ZodError } from "zod";
 import { CanonicalisationError } from "./canon.ts";
 import { classifyError } from "./classify.ts";
 import { type Clock, systemClock } from "./clock.ts";
-import { DEFAULT_RESERVE_MS, Deadline } from "./deadline.ts";
+import { DEFAULT_RESERVE_MS, Deadline, MIN_CALL_BUDGET_MS } from "./deadline.ts";
 import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
 import { canonicalIdentity, idempotencyKey } from "./idempotency-key.ts";
@@ -36,6 +36,8 @@ export interface ExecutorOptions {
   durableOutcomes?: boolean;
   /** Time kept back from each call's budget so the agent can still report what happened, ms. @default 2000 */
   reserveMs?: number;
+  /** Least budget (after the reserve) a call may start with, ms; below it the call is refused unsent. @default 1000 */
+  minCallBudgetMs?: number;
 }
 
 /** One tool call from an agent. */
@@ -106,6 +108,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     maxReconcileSweeps: options.maxReconcileSweeps ?? 5,
     durableOutcomes: options.durableOutcomes ?? false,
     reserveMs: options.reserveMs ?? DEFAULT_RESERVE_MS,
+    minCallBudgetMs: options.minCallBudgetMs ?? MIN_CALL_BUDGET_MS,
   };
   if (!(rt.reserveMs >= 0)) throw new TypeError("createExecutor: reserveMs must be ≥ 0 ms");
   return {
@@ -203,14 +206,14 @@ async function callInSpan(rt: Runtime, input: CallInput, traceId: string): Promi
   let timeoutMs: number | null = null;
   let budgetError: IntentError | null = null;
   try {
-    timeoutMs = input.deadline.timeoutFor(tool.timeoutMs, rt.reserveMs);
+    timeoutMs = input.deadline.timeoutFor(tool.timeoutMs, rt.reserveMs, rt.minCallBudgetMs);
   } catch (error) {
     if (!isDeadlineExceededError(error)) throw error;
     budgetError = {
       code: "DEADLINE_EXCEEDED",
       message: error.message,
       field: "deadline",
-      rule: `must leave at least 1000 ms after a ${rt.reserveMs} ms reserve`,
+      rule: `must leave at least ${rt.minCallBudgetMs} ms after a ${rt.reserveMs} ms reserve`,
     };
   }
 
@@ -399,7 +402,7 @@ async function callReadOnly(
 ): Promise<Envelope> {
   let timeoutMs: number;
   try {
-    timeoutMs = deadline.timeoutFor(tool.timeoutMs, rt.reserveMs);
+    timeoutMs = deadline.timeoutFor(tool.timeoutMs, rt.reserveMs, rt.minCallBudgetMs);
   } catch (error) {
     if (!isDeadlineExceededError(error)) throw error;
     return refusalEnvelope({
@@ -409,7 +412,7 @@ async function callReadOnly(
         code: "DEADLINE_EXCEEDED",
         message: error.message,
         field: "deadline",
-        rule: `must leave at least 1000 ms after a ${rt.reserveMs} ms reserve`,
+        rule: `must leave at least ${rt.minCallBudgetMs} ms after a ${rt.reserveMs} ms reserve`,
       },
       retrySafe: true,
       message: "Not enough time is left in this turn to run the lookup.",

@@ -60,7 +60,7 @@ export async function reconcile(
         if (i > 0) await rt.clock.sleep(Math.min(i * rt.probe.spacingMs, deadline.remainingMs() / 4));
         let timeoutMs: number;
         try {
-          timeoutMs = deadline.timeoutFor(rt.probe.timeoutMs, rt.reserveMs);
+          timeoutMs = deadline.timeoutFor(rt.probe.timeoutMs, rt.reserveMs, rt.minCallBudgetMs);
         } catch (error) {
           if (!isDeadlineExceededError(error)) throw error;
           lastFailure = { code: "DEADLINE_EXCEEDED", message: "no budget left to probe; the sweeper will go on" };
@@ -194,7 +194,7 @@ async function resend(
 ): Promise<Envelope> {
   let timeoutMs: number;
   try {
-    timeoutMs = deadline.timeoutFor(tool.timeoutMs, rt.reserveMs);
+    timeoutMs = deadline.timeoutFor(tool.timeoutMs, rt.reserveMs, rt.minCallBudgetMs);
   } catch (error) {
     if (!isDeadlineExceededError(error)) throw error;
     return stayUnknown(

@@ -30,6 +30,8 @@ export interface Runtime {
   durableOutcomes: boolean;
   /** Time kept back from every call's budget so the agent can still report, ms. */
   reserveMs: number;
+  /** Least budget a call may start with after the reserve, ms. */
+  minCallBudgetMs: number;
 }
 
 export const TRACER_NAME = "@tristate/core";
