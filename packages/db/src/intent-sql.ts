@@ -113,20 +113,20 @@ export function updateSql(
 ): Statement {
   const values: unknown[] = [key, expectedVersion, timeParam(nowEpochMs, "nowEpochMs"), eventsParam(events)];
   const sets: string[] = [];
-  const used: string[] = [];
-  for (const field of Object.keys(PATCH_COLUMNS) as PatchKey[]) {
+  let used = 0; // bit i: the i-th patch field is set
+  for (const [i, field] of (Object.keys(PATCH_COLUMNS) as PatchKey[]).entries()) {
     if (!(field in patch)) continue;
     const value = patch[field];
     if (value === undefined && field !== "result") continue;
     const spec = PATCH_COLUMNS[field];
     values.push(spec.param(value as never));
     sets.push(`${spec.column} = $${values.length}${spec.cast}`);
-    used.push(field);
+    used |= 1 << i;
   }
   sets.push("version = version + 1", "updated_at = $3");
   return {
     // One prepared statement per combination of patched fields (a handful in practice).
-    name: `tristate_update_v1_${used.join("_")}`,
+    name: `tristate_update_v1_${used.toString(36)}`,
     text: `WITH upd AS (
   UPDATE intent_records SET ${sets.join(", ")}
   WHERE key = $1 AND version = $2

@@ -39,11 +39,14 @@ export class PrismaIntentStore implements IntentStore {
   readonly prisma: PrismaClient;
   readonly #pool: pg.Pool;
   readonly #asyncPool: pg.Pool;
+  /** Named (prepared once per connection) statements; off for PGlite, whose one session outlives connections. */
+  readonly #prepare: boolean;
   #closed = false;
 
   /** @throws when the URL cannot be parsed (connections open lazily, on first use). */
   constructor(options: PrismaIntentStoreOptions) {
     const config = parseIntoClientConfig(options.databaseUrl);
+    this.#prepare = !options.singleSession;
     const poolSize = options.singleSession ? 1 : (options.poolSize ?? 10);
     this.#pool = new pg.Pool({ ...config, max: poolSize });
     this.#asyncPool = options.singleSession
@@ -65,7 +68,9 @@ export class PrismaIntentStore implements IntentStore {
   }
 
   async #query(statement: Statement, pool: pg.Pool = this.#pool): Promise<RecordRow[]> {
-    const result = await pool.query<RecordRow>(statement);
+    const result = await pool.query<RecordRow>(
+      this.#prepare ? statement : { text: statement.text, values: statement.values },
+    );
     return result.rows;
   }
 
