@@ -3,6 +3,16 @@
  * declared identity fields, the intent log port, reconciliation, envelopes. No I/O framework.
  */
 export { CanonicalisationError, type Canonicaliser, canon } from "./canon.ts";
+export {
+  AMBIGUOUS_CODES,
+  type Classification,
+  type ClassifyOptions,
+  classifyError,
+  classifyHttpStatus,
+  type HttpStatusVerdict,
+  NOT_SENT_CODES,
+  parseRetryAfterMs,
+} from "./classify.ts";
 export { type Clock, systemClock } from "./clock.ts";
 export { DEFAULT_RESERVE_MS, Deadline, MIN_CALL_BUDGET_MS } from "./deadline.ts";
 export {
@@ -24,6 +34,14 @@ export {
   type ToolErrorFields,
 } from "./errors.ts";
 export { type CallInput, createExecutor, type Executor, type ExecutorOptions } from "./executor.ts";
+export {
+  callHttp,
+  type HttpCallContext,
+  type HttpRequest,
+  type HttpResponse,
+  IDEMPOTENCY_KEY_HEADER,
+  REQUEST_DEADLINE_HEADER,
+} from "./http.ts";
 export { canonicalIdentity, idempotencyKey, readPath } from "./idempotency-key.ts";
 export {
   type ClaimResult,
