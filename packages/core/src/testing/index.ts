@@ -1,5 +1,6 @@
 /** Test helpers for `@tristate/core` and stores that implement its port. Not for production use. */
 
+export { describeExecutorScenarios } from "./executor-scenarios.ts";
 export { FakeClock } from "./fake-clock.ts";
 export {
   type FakeEffect,
@@ -8,5 +9,5 @@ export {
   type Fault,
   startFakeRemote,
 } from "./fake-remote.ts";
-export { refundArgs, refundTool } from "./refund-tool.ts";
 export { describeIntentStoreContract, type StoreUnderTest } from "./intent-store-contract.ts";
+export { refundArgs, refundTool } from "./refund-tool.ts";

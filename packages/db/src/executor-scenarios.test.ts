@@ -1,0 +1,15 @@
+import { describeExecutorScenarios } from "@tristate/core/testing";
+import { createPrismaIntentStore } from "./prisma-intent-store.ts";
+import { createTestDatabase } from "./test-database.ts";
+
+describeExecutorScenarios("executor on PrismaIntentStore (real PostgreSQL)", async () => {
+  const db = await createTestDatabase();
+  const store = createPrismaIntentStore({ databaseUrl: db.url });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await db.drop();
+    },
+  };
+});
