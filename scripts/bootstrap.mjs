@@ -3,7 +3,7 @@
 // and npm, this installs pnpm (the version pinned in package.json's packageManager) and the
 // workspace's dependencies, then runs the main job or every test.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -24,16 +24,48 @@ function pnpm(args, extraEnv) {
   return run("npx", ["--yes", pnpmSpec, ...args], extraEnv);
 }
 
+function pnpmStatus(args, extraEnv) {
+  const probe = spawnSync("pnpm", ["--version"], { encoding: "utf8" });
+  const [cmd, pre] =
+    probe.status === 0 && `pnpm@${probe.stdout.trim()}` === pnpmSpec ? ["pnpm", []] : ["npx", ["--yes", pnpmSpec]];
+  const res = spawnSync(cmd, [...pre, ...args], { cwd: root, stdio: "inherit", env: { ...process.env, ...extraEnv } });
+  if (res.error) throw res.error;
+  return res.status ?? 1;
+}
+
+function summarise(dir) {
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  for (const file of existsSync(dir) ? readdirSync(dir) : []) {
+    if (!file.endsWith(".json")) continue;
+    const report = JSON.parse(readFileSync(join(dir, file), "utf8"));
+    passed += report.numPassedTests ?? 0;
+    failed += report.numFailedTests ?? 0;
+    skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+  }
+  console.log(`\nall packages: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+}
+
 pnpm(["install", "--frozen-lockfile"]);
 switch (mode) {
   case "start":
     pnpm(["--filter", "@tristate/executor", "run", "start"]);
     break;
-  case "test":
+  case "test": {
     pnpm(["run", "lint"]);
     pnpm(["run", "typecheck"]);
-    pnpm(["-r", "--workspace-concurrency=1", "run", "test"]);
+    const results = join(root, "test-results");
+    rmSync(results, { recursive: true, force: true });
+    mkdirSync(results, { recursive: true });
+    // Each package's vitest also writes a JSON report, summed below into one closing line.
+    const status = pnpmStatus(["-r", "--workspace-concurrency=1", "run", "test"], {
+      TRISTATE_TEST_RESULTS_DIR: results,
+    });
+    summarise(results);
+    process.exit(status);
     break;
+  }
   default:
     console.error("usage: node scripts/bootstrap.mjs start|test");
     process.exit(2);
