@@ -17,6 +17,8 @@ export interface FakeRemoteOptions {
   keyRetentionMs?: number;
   /** Time source for `since` filters and retention, epoch ms. @default Date.now */
   now?: () => number;
+  /** Id of the n-th committed effect (1-based), e.g. `(n) => \`RF-${n}\``. @default `fx_<n>` */
+  idFormat?: (n: number) => string;
 }
 
 /** What the remote does with one POST. */
@@ -35,6 +37,21 @@ export interface Fault {
   answer?: "respond" | "hang" | "reset" | number;
   /** Delay before answering, ms. @default 0 */
   respondDelayMs?: number;
+  /** State of the committed effect as probes see it (e.g. `running`, `PREPARING`). @default "succeeded" */
+  state?: string;
+  /** Extra response headers for this answer (e.g. `{ "retry-after": "1" }` with a 429). */
+  headers?: Record<string, string>;
+}
+
+/** One request the remote read completely (POSTs and probes), in arrival order. */
+export interface SeenRequest {
+  method: string;
+  /** Path and query. */
+  url: string;
+  /** The client's port: equal ports mean the same (keep-alive) connection. */
+  remotePort: number | undefined;
+  /** `Idempotency-Key` header, or null. */
+  key: string | null;
 }
 
 /** One committed effect. */
@@ -65,6 +82,8 @@ export interface FakeRemote {
   readonly bodiesSeen: unknown[];
   /** `Request-Deadline` header values received. */
   readonly deadlinesSeen: string[];
+  /** Every request read completely (POSTs and GETs), in arrival order. */
+  readonly requests: SeenRequest[];
   /** Queues faults for the next POSTs. */
   fault(...faults: Fault[]): void;
   /** Answer probes with HTTP 503 while true. */
@@ -78,6 +97,7 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
   const honorsKey = options.honorsKey ?? true;
   const retention = options.keyRetentionMs ?? 24 * 3600_000;
   const now = options.now ?? Date.now;
+  const idFormat = options.idFormat ?? ((n: number) => `fx_${n}`);
   const queue: Fault[] = [];
   const sockets = new Set<Socket>();
   const keys = new Map<
@@ -93,16 +113,17 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
     keysSeen: [],
     bodiesSeen: [],
     deadlinesSeen: [],
+    requests: [],
     probesFail: false,
     fault: (...faults) => queue.push(...faults),
   };
 
-  const send = (res: ServerResponse, status: number, body?: unknown) => {
+  const send = (res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) => {
     if (body === undefined) {
-      res.writeHead(status).end();
+      res.writeHead(status, headers).end();
       return;
     }
-    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
   };
 
   const handlePost = async (req: IncomingMessage, res: ServerResponse, raw: string) => {
@@ -134,12 +155,12 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
     if (commit) {
       const at = now();
       effect = {
-        id: `fx_${++seq}`,
+        id: idFormat(++seq),
         clientRef: key ?? (typeof body.clientRef === "string" ? body.clientRef : null),
         body,
         committedAtEpochMs: at,
         visibleAtEpochMs: at + (fault.visibleAfterMs ?? 0),
-        state: "succeeded",
+        state: fault.state ?? "succeeded",
       };
       remote.effects.push(effect);
     }
@@ -172,7 +193,7 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
         if (effect) entry.response = { status: 201, body: view(effect) };
         else keys.delete(key!);
       }
-      return send(res, answer, { error: `injected ${answer}` });
+      return send(res, answer, { error: `injected ${answer}` }, fault.headers);
     }
     if (!effect) {
       if (key) keys.delete(key);
@@ -182,7 +203,7 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
       entry.inFlight = false;
       entry.response = { status: 201, body: view(effect) };
     }
-    return send(res, 201, view(effect));
+    return send(res, 201, view(effect), fault.headers);
   };
 
   const handleGet = (url: URL, res: ServerResponse) => {
@@ -213,6 +234,12 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
+      remote.requests.push({
+        method: req.method ?? "",
+        url: req.url ?? "/",
+        remotePort: req.socket.remotePort,
+        key: (req.headers["idempotency-key"] as string | undefined) ?? null,
+      });
       if (req.method === "POST" && url.pathname === "/effects") {
         void handlePost(req, res, Buffer.concat(chunks).toString("utf8"));
       } else if (req.method === "GET") {

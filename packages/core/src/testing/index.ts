@@ -7,6 +7,7 @@ export {
   type FakeRemote,
   type FakeRemoteOptions,
   type Fault,
+  type SeenRequest,
   startFakeRemote,
 } from "./fake-remote.ts";
 export { describeIntentStoreContract, type StoreUnderTest } from "./intent-store-contract.ts";
