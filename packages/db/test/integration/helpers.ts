@@ -48,17 +48,23 @@ export function spawnChild(point: CrashPoint, config: ChildConfig): Child {
   });
   const lines: ChildLine[] = [];
   const waiters: { type: string; resolve: (l: ChildLine) => void; reject: (e: Error) => void }[] = [];
-  let stderr = "";
+  let stderrText = "";
+  // The child's own error lines belong in every diagnostic.
+  const stderr = () =>
+    lines
+      .filter((l) => l.type === "error")
+      .map((l) => `[error] ${l.message}\n`)
+      .join("") + stderrText;
   let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   proc.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
+    stderrText += chunk;
   });
   createInterface({ input: proc.stdout! }).on("line", (text) => {
     let line: ChildLine;
     try {
       line = JSON.parse(text) as ChildLine;
     } catch {
-      stderr += `[stdout] ${text}\n`;
+      stderrText += `[stdout] ${text}\n`;
       return;
     }
     lines.push(line);
@@ -76,7 +82,9 @@ export function spawnChild(point: CrashPoint, config: ChildConfig): Child {
       setImmediate(() => {
         for (const w of waiters.splice(0)) {
           w.reject(
-            new Error(`child exited (code ${code}, signal ${signal}) before printing "${w.type}"; stderr:\n${stderr}`),
+            new Error(
+              `child exited (code ${code}, signal ${signal}) before printing "${w.type}"; stderr:\n${stderr()}`,
+            ),
           );
         }
         resolve({ code, signal });
@@ -86,11 +94,12 @@ export function spawnChild(point: CrashPoint, config: ChildConfig): Child {
   return {
     process: proc,
     lines,
-    stderr: () => stderr,
+    stderr,
     next(type) {
       const seen = lines.find((l) => l.type === type);
       if (seen) return Promise.resolve(seen as never);
-      if (exit) return Promise.reject(new Error(`child already exited before printing "${type}"; stderr:\n${stderr}`));
+      if (exit)
+        return Promise.reject(new Error(`child already exited before printing "${type}"; stderr:\n${stderr()}`));
       return new Promise((resolve, reject) => waiters.push({ type, resolve: resolve as never, reject }));
     },
     exited,
