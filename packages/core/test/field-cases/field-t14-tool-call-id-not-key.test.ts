@@ -42,7 +42,7 @@ function refundTool() {
     invoke: async (args, ctx) =>
       (await callHttp(ctx, { method: "POST", url: `${remote.url}/effects`, body: args })).body,
     probeByIdentity: async (args, ctx) => {
-      const q = new URLSearchParams({ orderId: args.orderId, since: String(ctx.sinceEpochMs) });
+      const q = new URLSearchParams({ orderId: String(args.orderId), since: String(ctx.sinceEpochMs) });
       const res = await callHttp(ctx, { method: "GET", url: `${remote.url}/effects/search?${q}` });
       return (res.body as unknown[])[0] ?? null;
     },
