@@ -43,12 +43,14 @@ export async function reconcile(
       if (probes.length === 0) {
         if (tool.kind === "idempotent_by_key" && keyValid)
           return resend(rt, tool, record, deadline, "keyed tool without probe; key still within retention");
+        // An unsafe remote never deduplicated on the key, so its age is no reason (field case T30).
+        const unsafe = tool.kind === "unsafe";
         return toHuman(
           rt,
           record,
-          keyValid ? "NO_PROBE" : "KEY_RETENTION_EXPIRED",
+          unsafe || keyValid ? "NO_PROBE" : "KEY_RETENTION_EXPIRED",
           [],
-          tool.kind === "unsafe" ? "unsafe tool without a probe" : "key retention expired and no probe",
+          unsafe ? "unsafe tool without a probe" : "key retention expired and no probe",
         );
       }
 
