@@ -40,9 +40,9 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `predicate` every 2 ms until it holds; throws after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
+export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const start = performance.now();
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (performance.now() - start > timeoutMs) throw new Error("waitFor: condition not met in time");
     await sleep(2);
   }
