@@ -73,7 +73,10 @@ export type NewIntentRecord = Omit<
   | "error"
 >;
 
-/** Fields an update may change. `result: undefined` in a patch means "leave unchanged"; use `clearResult`. */
+/**
+ * Fields an update may change. A field absent from the patch is left unchanged; `result` present in
+ * the patch — even as `undefined` — is written (`undefined`: no result, SQL NULL).
+ */
 export type IntentPatch = Partial<
   Pick<
     IntentRecord,
