@@ -450,3 +450,29 @@ describe("callHttp: headers", () => {
     expect(seen?.body).toBe("raw text");
   });
 });
+
+describe("field-t03: a retry inside one call cannot hide a delivered request", () => {
+  it("after a request was sent under a call's signal, a later 'not sent' of the same call is UNKNOWN", async () => {
+    const { origin, seen } = await httpServer(() => {
+      // read the request, never answer
+    });
+    const controller = new AbortController();
+    const first = await failure(
+      callHttp({ signal: controller.signal, timeoutMs: 200 }, { method: "POST", url: `${origin}/send`, body: {} }),
+    );
+    expect(first).toBeInstanceOf(AmbiguousError);
+    controller.abort(new Error("the call's timeout"));
+    // An SDK retry under the same, now aborted, call: nothing is sent, but the call as a whole may have had an effect.
+    const retry = await failure(
+      callHttp({ signal: controller.signal, timeoutMs: 200 }, { method: "POST", url: `${origin}/send`, body: {} }),
+    );
+    expect(retry).toBeInstanceOf(AmbiguousError);
+    expect(seen).toHaveLength(1);
+    // A fresh call that never sent anything still reports "not sent".
+    const fresh = new AbortController();
+    fresh.abort();
+    expect(
+      await failure(callHttp({ signal: fresh.signal }, { method: "POST", url: `${origin}/send`, body: {} })),
+    ).toBeInstanceOf(NotSentError);
+  });
+});

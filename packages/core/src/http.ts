@@ -210,6 +210,20 @@ function afterSend(error: unknown, aborted: boolean): AmbiguousError {
  *   classified by shape with `classifyError`.
  */
 export async function callHttp(ctx: HttpCallContext, request: HttpRequest): Promise<HttpResponse> {
+  try {
+    return await callHttpOnce(ctx, request);
+  } catch (error) {
+    if (error instanceof NotSentError && ctx.signal && SENT_UNDER_SIGNAL.has(ctx.signal)) {
+      throw new AmbiguousError(
+        `callHttp: this attempt was not sent, but an earlier request of the same call was (${error.message})`,
+        { code: "AMBIGUOUS", cause: error },
+      );
+    }
+    throw error;
+  }
+}
+
+async function callHttpOnce(ctx: HttpCallContext, request: HttpRequest): Promise<HttpResponse> {
   // --- pre-flight: nothing is sent if any of this fails ---
   let url: URL;
   try {
@@ -338,8 +352,17 @@ export async function callHttp(ctx: HttpCallContext, request: HttpRequest): Prom
   } finally {
     if (timer !== undefined) clearTimeout(timer);
     ctx.signal?.removeEventListener("abort", onCtxAbort);
+    if (tracker.headersSent && ctx.signal) SENT_UNDER_SIGNAL.add(ctx.signal);
   }
 }
+
+/**
+ * Signals (one per executor call) under which a request head was already written. A tool whose
+ * client retries inside one call (an SDK's own retries) could otherwise turn a delivered first
+ * request into a "not sent" second one: once anything was sent under a call, a later "not sent"
+ * is reported as UNKNOWN (field case T03, "when unsure, UNKNOWN").
+ */
+const SENT_UNDER_SIGNAL = new WeakSet<AbortSignal>();
 
 /** Maps an error raised before response headers arrived, using undici's sendHeaders signal. */
 function beforeHeaders(error: unknown, tracker: SendTracker, aborted: boolean): Error {

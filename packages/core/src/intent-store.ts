@@ -9,6 +9,8 @@ export interface IntentError {
   message: string;
   /** HTTP status of the remote's answer, when there was one. */
   httpStatus?: number;
+  /** How long the remote asked to wait before trying again (`Retry-After`), ms. */
+  retryAfterMs?: number;
   /** The argument field at fault, for `INVALID_ARGUMENTS`. */
   field?: string;
   /** The rule that field broke, for `INVALID_ARGUMENTS`. */

@@ -87,6 +87,7 @@ export async function sendOnce(
         code: c.code,
         message: c.message,
         ...(c.httpStatus !== undefined ? { httpStatus: c.httpStatus } : {}),
+        ...(c.retryAfterMs !== undefined ? { retryAfterMs: c.retryAfterMs } : {}),
       };
       setAttributes({ "tristate.outcome": c.outcome, "error.type": c.code });
       if (c.outcome === "FAILED_NO_EFFECT") {

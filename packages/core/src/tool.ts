@@ -48,6 +48,8 @@ export interface ToolSpec<A = Record<string, unknown>, R = unknown> {
   /** Unique tool name, e.g. `issue_refund` (letters, digits, `_`, `.`, `-`; at most 128). */
   name: string;
   kind: ToolKind;
+  /** What the tool does, for a model's tool list. */
+  description?: string;
   /** Argument schema (zod). Arguments that fail it never reach the remote. */
   args?: ZodType<A>;
   /**
