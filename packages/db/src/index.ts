@@ -2,6 +2,7 @@
  * `@tristate/db`: the durable intent log on PostgreSQL (Prisma 7), its migrations (Prisma's
  * WebAssembly schema engine), and the embedded default database (PGlite).
  */
+export { API_KEY_ROLES, type ApiKeyInfo, type ApiKeyRole, ApiKeyStore, hashApiKey } from "./api-key-store.ts";
 export { type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded-postgres.ts";
 export { type DbEnv, LOCAL_POSTGRES_URL, readDbEnv } from "./env.ts";
 export {

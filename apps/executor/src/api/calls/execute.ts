@@ -1,0 +1,101 @@
+import { Deadline, type Envelope } from "@tristate/core";
+import { z } from "zod";
+import { AppError } from "../../app-error.ts";
+import { agentProcedure } from "../../trpc/init.ts";
+
+/** Deadlines further ahead than this are refused as absurd rather than capped, ms (24 h). */
+export const ABSURD_DEADLINE_MS = 24 * 3600_000;
+
+const id = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
+
+/** Input of `calls.execute`: one tool call of an agent's turn. */
+export const executeInput = z
+  .object({
+    runId: id,
+    stepId: id,
+    tool: z.string().min(1, "must not be empty").max(128),
+    args: z.record(z.string(), z.unknown()),
+    /** The turn's deadline, epoch ms (forward the one deadline of the turn to every call). */
+    deadlineEpochMs: z.number().int().positive().optional(),
+    /** Or: the budget from now, ms. */
+    budgetMs: z.number().int().positive().optional(),
+  })
+  .strict()
+  .refine((v) => !(v.deadlineEpochMs !== undefined && v.budgetMs !== undefined), {
+    message: "give deadlineEpochMs or budgetMs, not both",
+    path: ["budgetMs"],
+  });
+
+/**
+ * The caller's deadline, capped by the service's own limit. A past deadline or one more than
+ * {@link ABSURD_DEADLINE_MS} ahead is refused (it is a bug, not a budget).
+ * @throws AppError BAD_INPUT naming the field.
+ */
+export function resolveDeadline(
+  input: { deadlineEpochMs?: number | undefined; budgetMs?: number | undefined },
+  nowEpochMs: number,
+  limits: { maxBudgetMs: number; defaultBudgetMs: number },
+): Deadline {
+  if (input.deadlineEpochMs !== undefined) {
+    if (input.deadlineEpochMs <= nowEpochMs) {
+      throw new AppError("BAD_INPUT", `deadlineEpochMs is in the past (${input.deadlineEpochMs} ≤ now ${nowEpochMs})`, {
+        field: "deadlineEpochMs",
+      });
+    }
+    if (input.deadlineEpochMs - nowEpochMs > ABSURD_DEADLINE_MS) {
+      throw new AppError(
+        "BAD_INPUT",
+        "deadlineEpochMs is more than 24 h ahead: pass the turn's deadline in epoch milliseconds",
+        { field: "deadlineEpochMs" },
+      );
+    }
+    return Deadline.at(Math.min(input.deadlineEpochMs, nowEpochMs + limits.maxBudgetMs));
+  }
+  if (input.budgetMs !== undefined) {
+    if (input.budgetMs > ABSURD_DEADLINE_MS) {
+      throw new AppError("BAD_INPUT", "budgetMs is more than 24 h: pass milliseconds", { field: "budgetMs" });
+    }
+    return Deadline.after(Math.min(input.budgetMs, limits.maxBudgetMs));
+  }
+  return Deadline.after(limits.defaultBudgetMs);
+}
+
+/** `calls.execute` → the Envelope of one side-effecting (or read-only) tool call. */
+export const executeCall = agentProcedure.input(executeInput).mutation(async ({ ctx, input }): Promise<Envelope> => {
+  const { services } = ctx;
+  const deadline = resolveDeadline(input, services.now(), {
+    maxBudgetMs: services.env.TRISTATE_MAX_BUDGET_MS,
+    defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
+  });
+  const envelope = await services.executor.call({
+    runId: input.runId,
+    stepId: input.stepId,
+    tool: input.tool,
+    args: input.args,
+    deadline,
+  });
+  services.logger.info(
+    {
+      idempotency_key: envelope.idempotency_key || undefined,
+      tool: input.tool,
+      run_id: input.runId,
+      step_id: input.stepId,
+      status: envelope.status,
+      replayed: envelope.replayed,
+      attempt: envelope.attempt,
+      code: envelope.error?.code,
+      caller: ctx.auth.name,
+    },
+    "calls.execute",
+  );
+  if (envelope.error?.code === "UNKNOWN_TOOL") {
+    throw new AppError("NOT_FOUND", envelope.error.message, { field: "tool", detail: envelope });
+  }
+  if (envelope.error?.code === "INVALID_ARGUMENTS") {
+    throw new AppError("BAD_INPUT", `args.${envelope.error.field}: ${envelope.error.rule}`, {
+      field: `args.${envelope.error.field}`,
+      detail: envelope,
+    });
+  }
+  return envelope;
+});

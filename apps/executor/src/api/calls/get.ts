@@ -1,0 +1,12 @@
+import { z } from "zod";
+import { AppError } from "../../app-error.ts";
+import { anyKeyProcedure } from "../../trpc/init.ts";
+
+/** `calls.get({ key })` → the intent record for an idempotency key (as stored), or NOT_FOUND. */
+export const getCall = anyKeyProcedure
+  .input(z.object({ key: z.string().regex(/^[0-9a-f]{32}$/, "must be 32 lower-case hex characters") }).strict())
+  .query(async ({ ctx, input }) => {
+    const record = await ctx.services.store.get(input.key);
+    if (!record) throw new AppError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
+    return { ...record, result: record.result ?? null };
+  });

@@ -1,0 +1,52 @@
+import { z } from "zod";
+
+const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
+const optionalString = z.preprocess(emptyAsUndefined, z.string().min(1).optional());
+const ms = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
+
+const schema = z.object({
+  /** TCP port of the API. */
+  PORT: ms(4100, 0, 65535),
+  /** Interface to listen on. */
+  HOST: z.preprocess(emptyAsUndefined, z.string().default("127.0.0.1")),
+  /** PostgreSQL URL; absent: the embedded PGlite database in TRISTATE_DATA_DIR. */
+  DATABASE_URL: optionalString,
+  /** Data folder of the embedded database. */
+  TRISTATE_DATA_DIR: optionalString,
+  /** Path of the tool catalog module (`tristate.config.ts`); absent: the built-in demo catalog. */
+  TRISTATE_CONFIG: optionalString,
+  /** Longest budget one call may have, ms: a caller's later deadline is capped to it. */
+  TRISTATE_MAX_BUDGET_MS: ms(120_000, 3_000, 3_600_000),
+  /** Budget of a call that names no deadline, ms. */
+  TRISTATE_DEFAULT_BUDGET_MS: ms(30_000, 3_000, 3_600_000),
+  /** Largest request body, bytes (larger → 413). */
+  TRISTATE_MAX_BODY_BYTES: ms(1_048_576, 1024, 64 * 1_048_576),
+  /** Sweeper interval, ms (0 disables the sweeper). */
+  TRISTATE_SWEEP_INTERVAL_MS: ms(5_000, 0, 3_600_000),
+  /** Records one sweeper pass takes. */
+  TRISTATE_SWEEP_LIMIT: ms(50, 1, 10_000),
+  /** Grace period on SIGTERM for in-flight calls, ms. */
+  TRISTATE_SHUTDOWN_GRACE_MS: ms(10_000, 0, 600_000),
+  /** pino log level. */
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** OTLP/HTTP endpoint (standard OpenTelemetry variable); tracing is off when neither is set. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString,
+  OTEL_SERVICE_NAME: z.preprocess(emptyAsUndefined, z.string().default("tristate-executor")),
+});
+
+/** The service's configuration, validated at start. */
+export type Env = z.infer<typeof schema>;
+
+/**
+ * Reads and validates the service's environment — the one place that reads `process.env`.
+ * @throws Error listing every invalid variable with its rule.
+ */
+export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const parsed = schema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,106 @@
+import { readdir } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { type AnyTool, createExecutor } from "@tristate/core";
+import { ApiKeyStore, MIGRATIONS_DIR, openDatabase } from "@tristate/db";
+import { loadCatalog } from "./catalog/load.ts";
+import type { Env } from "./env.ts";
+import { createLogger } from "./logger.ts";
+import { createHttpServer } from "./server.ts";
+import { startSweeper } from "./sweeper-loop.ts";
+import type { Services } from "./trpc/context.ts";
+
+/** A running executor service. */
+export interface RunningService {
+  /** Base URL, e.g. `http://127.0.0.1:4100`. */
+  url: string;
+  services: Services;
+  /** True when it runs on the embedded PGlite database. */
+  embedded: boolean;
+  /** The admin key created on this first start of an empty embedded database (shown once), else null. */
+  firstAdminKey: string | null;
+  /**
+   * Graceful stop: refuses new requests, lets in-flight calls finish for up to the grace period
+   * (calls still running then are handed over: their PENDING records carry deadlines, and any
+   * replica's sweeper reconciles them), stops the sweeper, closes the database.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the service: database (PostgreSQL at `DATABASE_URL`, else embedded), catalog, executor,
+ * HTTP API, sweeper.
+ * @throws Error when the configuration or catalog is invalid or the database is unreachable.
+ */
+export async function startService(env: Env, overrides: { tools?: AnyTool[] } = {}): Promise<RunningService> {
+  const logger = createLogger(env.LOG_LEVEL);
+  const tools = overrides.tools ?? (await loadCatalog(env.TRISTATE_CONFIG));
+  const db = await openDatabase({
+    ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+    ...(env.TRISTATE_DATA_DIR ? { dataDir: env.TRISTATE_DATA_DIR } : {}),
+    poolSize: 40,
+  });
+  const keys = new ApiKeyStore(db.store.prisma);
+  let firstAdminKey: string | null = null;
+  if (db.embedded && (await keys.count()) === 0) {
+    firstAdminKey = (await keys.create({ name: "first admin (created at first start)", role: "admin" })).secret;
+  }
+  const executor = createExecutor({ store: db.store, tools });
+  const services: Services = { env, executor, store: db.store, keys, logger, now: () => executor.clock.nowEpochMs() };
+  const expectedMigrations = (await readdir(MIGRATIONS_DIR, { withFileTypes: true })).filter((d) =>
+    d.isDirectory(),
+  ).length;
+  const ready = async () => {
+    const { rows } = await db.store.pool.query<{ n: string }>(
+      "SELECT count(*)::text AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL",
+    );
+    const applied = Number(rows[0]?.n ?? 0);
+    return applied >= expectedMigrations
+      ? { ok: true, detail: `database reachable; ${applied} migrations applied` }
+      : { ok: false, detail: `database reachable; ${applied} of ${expectedMigrations} migrations applied` };
+  };
+  const http = createHttpServer(services, ready);
+  await new Promise<void>((resolve, reject) => {
+    http.server.once("error", reject);
+    http.server.listen(env.PORT, env.HOST, () => resolve());
+  });
+  const sweeper = startSweeper({
+    store: db.store,
+    executor,
+    intervalMs: env.TRISTATE_SWEEP_INTERVAL_MS,
+    limit: env.TRISTATE_SWEEP_LIMIT,
+    logger,
+  });
+  const { port } = http.server.address() as AddressInfo;
+  const url = `http://${env.HOST.includes(":") ? `[${env.HOST}]` : env.HOST}:${port}`;
+  logger.info(
+    { url, embedded: db.embedded, tools: tools.map((t) => t.name) },
+    tools.length ? "executor listening" : "executor listening with an empty catalog (set TRISTATE_CONFIG)",
+  );
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    services,
+    embedded: db.embedded,
+    firstAdminKey,
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => http.server.close(() => resolve()));
+        http.server.closeIdleConnections();
+        const until = Date.now() + env.TRISTATE_SHUTDOWN_GRACE_MS;
+        while (http.inFlight() > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+        if (http.inFlight() > 0)
+          logger.warn(
+            { inFlight: http.inFlight() },
+            "handing over in-flight calls: their PENDING records will be reconciled by a sweeper",
+          );
+        http.server.closeAllConnections();
+        await closed;
+        await sweeper.stop();
+        await db.close();
+        logger.info("executor stopped");
+      })();
+      return closing;
+    },
+  };
+}

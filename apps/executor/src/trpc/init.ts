@@ -1,0 +1,76 @@
+import { context as otelContext } from "@opentelemetry/api";
+import type { ApiKeyRole } from "@tristate/db";
+import { initTRPC } from "@trpc/server";
+import { AppError, toTRPCError } from "../app-error.ts";
+import type { Context } from "./context.ts";
+
+/**
+ * tRPC without a transformer: agents in any language send the input as plain JSON and read
+ * `{"result":{"data": …}}`. Errors carry `data.field` (the input field at fault) and `data.detail`.
+ */
+const t = initTRPC.context<Context>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause instanceof AppError ? error.cause : undefined;
+    const zodIssue = (error.cause as { issues?: { path: (string | number)[]; message: string }[] } | undefined)
+      ?.issues?.[0];
+    const field = cause?.field ?? (zodIssue ? zodIssue.path.join(".") || "input" : undefined);
+    const message = zodIssue && !cause ? `${field}: ${zodIssue.message}` : shape.message;
+    return {
+      ...shape,
+      message,
+      data: {
+        code: shape.data.code,
+        httpStatus: shape.data.httpStatus,
+        path: shape.data.path,
+        ...(field ? { field } : {}),
+        ...(cause?.detail !== undefined ? { detail: cause.detail } : {}),
+      },
+    };
+  },
+});
+
+export const router = t.router;
+
+/** Maps AppError to tRPC errors and runs the procedure inside the caller's trace context (W3C traceparent). */
+const base = t.procedure.use(async ({ ctx, next }) => {
+  const result = await otelContext.with(ctx.traceContext, () => next());
+  if (!result.ok && result.error.cause instanceof AppError) {
+    throw toTRPCError(result.error.cause);
+  }
+  return result;
+});
+
+/** No key needed (health of the API itself). */
+export const publicProcedure = base;
+
+function withRoles(roles: readonly ApiKeyRole[]) {
+  return base.use(({ ctx, next }) => {
+    if (!ctx.auth) {
+      throw toTRPCError(
+        new AppError(
+          "UNAUTHENTICATED",
+          ctx.presentedKey
+            ? "the API key is invalid or revoked"
+            : "an API key is required: Authorization: Bearer <key>",
+        ),
+      );
+    }
+    if (!roles.includes(ctx.auth.role)) {
+      throw toTRPCError(
+        new AppError("FORBIDDEN", `role ${ctx.auth.role} may not do this; it needs one of: ${roles.join(", ")}`),
+      );
+    }
+    return next({ ctx: { ...ctx, auth: ctx.auth } });
+  });
+}
+
+/** Agents calling tools (admins too). */
+export const agentProcedure = withRoles(["agent", "admin"]);
+/** Anyone with a key may read the catalog and the prompt rule. */
+export const anyKeyProcedure = withRoles(["agent", "viewer", "operator", "admin"]);
+/** Reading operator data. */
+export const viewerProcedure = withRoles(["viewer", "operator", "admin"]);
+/** Acting on records. */
+export const operatorProcedure = withRoles(["operator", "admin"]);
+/** Managing keys. */
+export const adminProcedure = withRoles(["admin"]);

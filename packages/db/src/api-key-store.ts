@@ -1,0 +1,118 @@
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import type { PrismaClient } from "./generated/prisma/client.ts";
+
+/** Roles of API keys: agents call tools; viewers read; operators also resolve; admins also manage keys. */
+export const API_KEY_ROLES = ["agent", "viewer", "operator", "admin"] as const;
+/** One of {@link API_KEY_ROLES}. */
+export type ApiKeyRole = (typeof API_KEY_ROLES)[number];
+
+/** A key as listed (never its secret). */
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  role: ApiKeyRole;
+  /** First characters of the secret, to recognise it. */
+  prefix: string;
+  /** Epoch ms. */
+  createdAtEpochMs: number;
+  /** Epoch ms, or null. */
+  lastUsedAtEpochMs: number | null;
+  /** Epoch ms, or null while the key is valid. */
+  revokedAtEpochMs: number | null;
+}
+
+/** SHA-256 hex of a secret. Keys are 256-bit random, so a fast hash is enough (no password stretching). */
+export function hashApiKey(secret: string): string {
+  return createHash("sha256").update(secret, "utf8").digest("hex");
+}
+
+/**
+ * API keys stored hashed (only the SHA-256 of the secret is kept; the secret is shown once).
+ * Secrets look like `ts_<role>_<43 base64url characters>`.
+ */
+export class ApiKeyStore {
+  readonly #prisma: PrismaClient;
+  constructor(prisma: PrismaClient) {
+    this.#prisma = prisma;
+  }
+
+  /**
+   * Creates a key. @returns the key's info and its secret (shown once, never stored).
+   * @throws TypeError naming the field when `name` or `role` is invalid.
+   */
+  async create(input: {
+    name: string;
+    role: ApiKeyRole;
+    nowEpochMs?: number;
+  }): Promise<{ info: ApiKeyInfo; secret: string }> {
+    if (typeof input.name !== "string" || input.name.trim() === "" || input.name.length > 100) {
+      throw new TypeError("name must be a non-empty string of at most 100 characters");
+    }
+    if (!(API_KEY_ROLES as readonly string[]).includes(input.role)) {
+      throw new TypeError(`role must be one of ${API_KEY_ROLES.join(", ")}`);
+    }
+    const secret = `ts_${input.role}_${randomBytes(32).toString("base64url")}`;
+    const row = await this.#prisma.apiKey.create({
+      data: {
+        id: randomUUID(),
+        name: input.name.trim(),
+        role: input.role,
+        hash: hashApiKey(secret),
+        prefix: secret.slice(0, 12),
+        createdAt: new Date(input.nowEpochMs ?? Date.now()),
+      },
+    });
+    return { info: toInfo(row), secret };
+  }
+
+  /** The valid (not revoked) key with this secret, or null. Records its last use (at most once a minute). */
+  async verify(secret: string): Promise<ApiKeyInfo | null> {
+    if (typeof secret !== "string" || secret.length < 10 || secret.length > 200) return null;
+    const row = await this.#prisma.apiKey.findUnique({ where: { hash: hashApiKey(secret) } });
+    if (!row || row.revokedAt) return null;
+    const now = Date.now();
+    if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > 60_000) {
+      await this.#prisma.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
+    }
+    return toInfo(row);
+  }
+
+  /** All keys, newest first. */
+  async list(): Promise<ApiKeyInfo[]> {
+    return (await this.#prisma.apiKey.findMany({ orderBy: { createdAt: "desc" } })).map(toInfo);
+  }
+
+  /** Number of keys, revoked ones included. */
+  async count(): Promise<number> {
+    return this.#prisma.apiKey.count();
+  }
+
+  /** Revokes a key. @returns false when no such key exists. */
+  async revoke(id: string, nowEpochMs: number = Date.now()): Promise<boolean> {
+    const res = await this.#prisma.apiKey.updateMany({
+      where: { id, revokedAt: null },
+      data: { revokedAt: new Date(nowEpochMs) },
+    });
+    return res.count === 1;
+  }
+}
+
+function toInfo(row: {
+  id: string;
+  name: string;
+  role: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}): ApiKeyInfo {
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role as ApiKeyRole,
+    prefix: row.prefix,
+    createdAtEpochMs: row.createdAt.getTime(),
+    lastUsedAtEpochMs: row.lastUsedAt?.getTime() ?? null,
+    revokedAtEpochMs: row.revokedAt?.getTime() ?? null,
+  };
+}
