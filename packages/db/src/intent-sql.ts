@@ -103,6 +103,9 @@ const PATCH_COLUMNS: Record<PatchKey, { column: string; cast: string; param: (v:
  * Compare-and-set in one statement: applies the patch where `version = expectedVersion`, bumps the
  * version, and inserts the events only when the row was updated. No row back: version mismatch.
  * Fields present with value `undefined` are left unchanged, except `result` (cleared).
+ * With `durable: false` the statement sets `synchronous_commit = off` for its own transaction
+ * (`set_config(…, true)`, i.e. `SET LOCAL`), so its commit does not wait for the WAL flush; it runs
+ * on the same connection as every other statement (no second pool, no second backend to wake).
  */
 export function updateSql(
   key: string,
@@ -110,6 +113,7 @@ export function updateSql(
   patch: IntentPatch,
   events: IntentEvent[],
   nowEpochMs: number,
+  options: { durable?: boolean } = {},
 ): Statement {
   const values: unknown[] = [key, expectedVersion, timeParam(nowEpochMs, "nowEpochMs"), eventsParam(events)];
   const sets: string[] = [];
@@ -124,12 +128,14 @@ export function updateSql(
     used |= 1 << i;
   }
   sets.push("version = version + 1", "updated_at = $3");
+  const durable = options.durable !== false;
   return {
-    // One prepared statement per combination of patched fields (a handful in practice).
-    name: `tristate_update_v1_${used.toString(36)}`,
+    // One prepared statement per combination of patched fields (a handful in practice) and durability.
+    name: `tristate_update_v1_${used.toString(36)}${durable ? "" : "_async"}`,
+    // The filter holds for the updated row, so set_config runs in every transaction that writes.
     text: `WITH upd AS (
   UPDATE intent_records SET ${sets.join(", ")}
-  WHERE key = $1 AND version = $2
+  WHERE key = $1 AND version = $2${durable ? "" : " AND set_config('synchronous_commit', 'off', true) = 'off'"}
   RETURNING ${RECORD_COLUMNS}
 ), ev AS (
   ${insertEventsSql("$4", "upd")}

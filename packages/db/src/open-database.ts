@@ -14,7 +14,7 @@ export interface OpenDatabaseOptions {
   dataDir?: string;
   /** Apply pending migrations on open. Default true. */
   migrate?: boolean;
-  /** Connections of the store's durable pool (ignored when embedded: one session). */
+  /** Connections of the store's pool (ignored when embedded: one session). */
   poolSize?: number;
 }
 

@@ -19,11 +19,11 @@ import { claimSql, claimStaleSql, existingSql, getSql, type Statement, updateSql
 export interface PrismaIntentStoreOptions {
   /** A `postgresql://` URL of a migrated database. */
   databaseUrl: string;
-  /** Connections of the durable pool (claims, reads, Prisma's client). Default 10. */
+  /** Connections of the pool (claims, outcome writes, reads, Prisma's client). Default 10. */
   poolSize?: number;
   /**
-   * The server cannot take the `synchronous_commit=off` startup option or a second pool (the embedded
-   * PGlite, which runs one session): all writes go through one pool, non-durable writes included.
+   * The server runs one session (the embedded PGlite): the pool has one connection and statements
+   * are not named (prepared), since that one session outlives the pool's connections.
    */
   singleSession?: boolean;
 }
@@ -31,14 +31,13 @@ export interface PrismaIntentStoreOptions {
 /**
  * The intent log on PostgreSQL. The hot path (`claim`, `update`, `get`, `claimStale`) is raw SQL, one
  * statement each, through a `pg` pool; `appendEvents` and `listEvents` use Prisma's typed client over
- * the same pool (`@prisma/adapter-pg`). Outcome writes with `{ durable: false }` go through a sibling
- * pool whose sessions run with `synchronous_commit = off`, so they do not wait for the WAL flush.
+ * the same pool (`@prisma/adapter-pg`). Outcome writes with `{ durable: false }` set
+ * `synchronous_commit = off` for their own transaction, so they do not wait for the WAL flush.
  */
 export class PrismaIntentStore implements IntentStore {
   /** Prisma's typed client over the durable pool, for queries beyond the port (dashboards). */
   readonly prisma: PrismaClient;
   readonly #pool: pg.Pool;
-  readonly #asyncPool: pg.Pool;
   /** Named (prepared once per connection) statements; off for PGlite, whose one session outlives connections. */
   readonly #prepare: boolean;
   #closed = false;
@@ -49,26 +48,17 @@ export class PrismaIntentStore implements IntentStore {
     this.#prepare = !options.singleSession;
     const poolSize = options.singleSession ? 1 : (options.poolSize ?? 10);
     this.#pool = new pg.Pool({ ...config, max: poolSize });
-    this.#asyncPool = options.singleSession
-      ? this.#pool
-      : new pg.Pool({
-          ...config,
-          max: Math.max(2, Math.ceil(poolSize / 2)),
-          options: [config.options, "-c synchronous_commit=off"].filter(Boolean).join(" "),
-        });
-    const ignore = () => {}; // an idle client's error (server restart) only drops that client
-    this.#pool.on("error", ignore);
-    this.#asyncPool.on("error", ignore);
+    this.#pool.on("error", () => {}); // an idle client's error (server restart) only drops that client
     this.prisma = new PrismaClient({ adapter: new PrismaPg(this.#pool) });
   }
 
-  /** The durable `pg` pool (for health checks and raw queries beyond the port). */
+  /** The `pg` pool (for health checks and raw queries beyond the port). */
   get pool(): pg.Pool {
     return this.#pool;
   }
 
-  async #query(statement: Statement, pool: pg.Pool = this.#pool): Promise<RecordRow[]> {
-    const result = await pool.query<RecordRow>(
+  async #query(statement: Statement): Promise<RecordRow[]> {
+    const result = await this.#pool.query<RecordRow>(
       this.#prepare ? statement : { text: statement.text, values: statement.values },
     );
     return result.rows;
@@ -108,8 +98,8 @@ export class PrismaIntentStore implements IntentStore {
     nowEpochMs: number,
     options?: WriteOptions,
   ): Promise<IntentRecord | null> {
-    const pool = options?.durable === false ? this.#asyncPool : this.#pool;
-    const [row] = await this.#query(updateSql(key, expectedVersion, patch, events, nowEpochMs), pool);
+    const durable = options?.durable !== false;
+    const [row] = await this.#query(updateSql(key, expectedVersion, patch, events, nowEpochMs, { durable }));
     return row ? toIntentRecord(row) : null;
   }
 
@@ -142,13 +132,12 @@ export class PrismaIntentStore implements IntentStore {
     return rows.map(toIntentRecord);
   }
 
-  /** Ends Prisma's client and both pools. Idempotent. */
+  /** Ends Prisma's client and the pool. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     await this.prisma.$disconnect();
     await this.#pool.end();
-    if (this.#asyncPool !== this.#pool) await this.#asyncPool.end();
   }
 }
 
