@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStack, type TestStack } from "./support.ts";
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack({ env: { TRISTATE_MAX_BODY_BYTES: "4096" } });
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+const refund = (stepId: string, over: Record<string, unknown> = {}) => ({
+  runId: "run-http",
+  stepId,
+  tool: "issue_refund",
+  args: { order_id: "A-1182", amount: 49.9, currency: "EUR", reason: "broken", ...over },
+  budgetMs: 10_000,
+});
+
+describe("agents call the executor with plain JSON over HTTP", () => {
+  it("POST /trpc/calls.execute with a JSON body and a Bearer key returns {result:{data: Envelope}}", async () => {
+    const res = await stack.post("calls.execute", refund("step-1"));
+    expect(res.status).toBe(200);
+    expect(res.json.result.data).toMatchObject({ status: "SUCCEEDED", retry_safe: true, replayed: false, attempt: 1 });
+    expect(res.json.result.data.idempotency_key).toMatch(/^[0-9a-f]{32}$/);
+    const again = await stack.post("calls.execute", refund("step-1", { amount: "49.90", order_id: "a-1182" }));
+    expect(again.json.result.data).toMatchObject({ status: "SUCCEEDED", replayed: true, idempotency_key: res.json.result.data.idempotency_key });
+    expect(stack.remote.effects).toHaveLength(1);
+  });
+
+  it("calls.get returns the record for a key; tools.list the catalog with a JSON Schema; prompt.rule the rule", async () => {
+    const exec = await stack.post("calls.execute", refund("step-get"));
+    const key = exec.json.result.data.idempotency_key;
+    const got = await stack.get("calls.get", { key }, stack.keys.agent);
+    expect(got.status).toBe(200);
+    expect(got.json.result.data).toMatchObject({ key, status: "SUCCEEDED", runId: "run-http", stepId: "step-get" });
+    const tools = await stack.get("tools.list", undefined, stack.keys.agent);
+    expect(tools.json.result.data[0]).toMatchObject({ name: "issue_refund", kind: "idempotent_by_key", identityFields: ["order_id", "amount"], hasKeyProbe: true });
+    expect(tools.json.result.data[0].argsJsonSchema.properties.order_id).toBeTruthy();
+    const rule = await stack.get("prompt.rule", undefined, stack.keys.agent);
+    expect(rule.json.result.data.rule).toMatch(/retry_safe/);
+  });
+
+  it("auth: no key → 401; a bad key → 401; a viewer may not call tools → 403", async () => {
+    expect((await stack.post("calls.execute", refund("a1"), null)).status).toBe(401);
+    expect((await stack.post("calls.execute", refund("a2"), "ts_agent_not-a-real-key-0000000000")).status).toBe(401);
+    const viewer = await stack.post("calls.execute", refund("a3"), stack.keys.viewer);
+    expect(viewer.status).toBe(403);
+    expect(stack.remote.posts).toBeGreaterThanOrEqual(0);
+  });
+
+  it("invalid input → 400 naming the field; nothing sent", async () => {
+    const before = stack.remote.posts;
+    const missing = await stack.post("calls.execute", { tool: "issue_refund", args: {}, stepId: "s" });
+    expect(missing.status).toBe(400);
+    expect(missing.json.error.data.field).toBe("runId");
+    const badType = await stack.post("calls.execute", { ...refund("s"), budgetMs: "ten" });
+    expect(badType.status).toBe(400);
+    expect(badType.json.error.data.field).toBe("budgetMs");
+    const badArgs = await stack.post("calls.execute", refund("s2", { amount: "forty" }));
+    expect(badArgs.status).toBe(400);
+    expect(badArgs.json.error.data.field).toBe("args.amount");
+    expect(badArgs.json.error.message).toMatch(/amount/);
+    const malformed = await stack.post("calls.execute", "{not json");
+    expect(malformed.status).toBe(400);
+    expect(stack.remote.posts).toBe(before);
+  });
+
+  it("absurd deadlines are refused naming the field", async () => {
+    const past = await stack.post("calls.execute", { ...refund("d1"), budgetMs: undefined, deadlineEpochMs: Date.now() - 5000 });
+    expect(past.status).toBe(400);
+    expect(past.json.error.data.field).toBe("deadlineEpochMs");
+    const years = await stack.post("calls.execute", { ...refund("d2"), budgetMs: undefined, deadlineEpochMs: Date.now() + 3 * 365 * 24 * 3600_000 });
+    expect(years.status).toBe(400);
+    expect(years.json.error.data.field).toBe("deadlineEpochMs");
+  });
+
+  it("unknown tool → 404", async () => {
+    const res = await stack.post("calls.execute", { ...refund("u1"), tool: "issue_refnd" });
+    expect(res.status).toBe(404);
+    expect(res.json.error.data.field).toBe("tool");
+  });
+
+  it("oversized body → 413", async () => {
+    const res = await stack.post("calls.execute", refund("big", { reason: "x".repeat(10_000) }));
+    expect(res.status).toBe(413);
+  });
+
+  it("/healthz and /readyz answer", async () => {
+    expect((await fetch(`${stack.service.url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${stack.service.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(((await ready.json()) as { ok: boolean }).ok).toBe(true);
+  });
+});
