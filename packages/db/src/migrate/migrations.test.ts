@@ -48,10 +48,13 @@ describe("migrations (Prisma's WebAssembly schema engine)", () => {
   it("a drifted database is reported as different", async () => {
     const client = new pg.Client(db.url);
     await client.connect();
-    await client.query("DROP INDEX intent_records_run_idx");
-    await client.end();
+    try {
+      await client.query("DROP INDEX intent_records_tool_created_idx");
+    } finally {
+      await client.end();
+    }
     const diff = await diffToSchema(db.url, "database");
     expect(diff.empty).toBe(false);
-    expect(diff.script).toContain("intent_records_run_idx");
+    expect(diff.script).toContain("intent_records_tool_created_idx");
   });
 });

@@ -72,6 +72,7 @@ export async function openSchemaEngine(
   // overriding `database`, which a connection string would silently win over.
   const config = parseIntoClientConfig(databaseUrl);
   const pool = new pg.Pool({ ...config, max: 2, Client: CharAsTextClient });
+  pool.on("error", () => {}); // an idle connection ended by the server (a forced drop) is not our error
   const adapter = bindMigrationAwareSqlAdapterFactory(shadowSafeFactory(pool, config));
   const logs: string[] = [];
   const engine = await bg.SchemaEngine.new(
@@ -105,6 +106,8 @@ function shadowSafeFactory(pool: pg.Pool, config: pg.ClientConfig): SqlMigration
       const database = `prisma_migrate_shadow_db_${globalThis.crypto.randomUUID().replaceAll("-", "")}`;
       await pool.query(`CREATE DATABASE "${database}"`);
       const shadowPool = new pg.Pool({ ...config, database, max: 2, Client: CharAsTextClient });
+      // DROP … WITH (FORCE) below ends any connection still open; that must not crash the process.
+      shadowPool.on("error", () => {});
       const shadow = await new PrismaPg(shadowPool).connect();
       const dispose = shadow.dispose.bind(shadow);
       shadow.dispose = async () => {
