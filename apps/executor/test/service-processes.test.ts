@@ -146,3 +146,29 @@ it("SIGKILL of the service with calls in flight → restart → the sweeper reco
   expect(rows).toHaveLength(0);
   expect(db.url).toBeTruthy();
 }, 90_000);
+
+it("SIGTERM lets in-flight calls finish (graceful stop), then exits 0 with nothing PENDING", async () => {
+  const { store, remote, env } = await setup();
+  const svc = await start({ ...env, TRISTATE_SHUTDOWN_GRACE_MS: "10000" });
+  const agent = (await new ApiKeyStore(store.prisma).create({ name: "agent", role: "agent" })).secret;
+  remote.fault({ respondDelayMs: 1000 });
+  const call = fetch(`${svc.url}/trpc/calls.execute`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${agent}` },
+    body: JSON.stringify({
+      runId: "run-term",
+      stepId: "s-1",
+      tool: "issue_refund",
+      args: { order_id: "T-1", amount: 5, currency: "EUR" },
+      budgetMs: 8000,
+    }),
+  });
+  await until("the request reached the remote", async () => remote.posts >= 1, 10_000);
+  const code = await svc.stop();
+  const res = await call;
+  expect(res.status).toBe(200);
+  expect(((await res.json()) as { result: { data: { status: string } } }).result.data.status).toBe("SUCCEEDED");
+  expect(code).toBe(0);
+  expect((await counts(store)).PENDING ?? 0).toBe(0);
+  expect(remote.effects).toHaveLength(1);
+});
