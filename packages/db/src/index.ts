@@ -20,4 +20,5 @@ export {
   PrismaIntentStore,
   type PrismaIntentStoreOptions,
 } from "./prisma-intent-store.ts";
+export * from "./queries/index.ts";
 export { createTestDatabase, type TestDatabase } from "./test-database.ts";

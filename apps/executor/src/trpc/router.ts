@@ -1,6 +1,11 @@
 import { executeCall } from "../api/calls/execute.ts";
 import { getCall } from "../api/calls/get.ts";
+import { getIntentProcedure } from "../api/intents/get.ts";
+import { listIntentsProcedure } from "../api/intents/list.ts";
 import { promptRule } from "../api/prompt/rule.ts";
+import { getRunProcedure } from "../api/runs/get.ts";
+import { listStaleProcedure } from "../api/stale/list.ts";
+import { statsOverviewProcedure } from "../api/stats/overview.ts";
 import { listTools } from "../api/tools/list.ts";
 import { router } from "./init.ts";
 
@@ -9,6 +14,10 @@ export const appRouter = router({
   tools: router({ list: listTools }),
   calls: router({ execute: executeCall, get: getCall }),
   prompt: router({ rule: promptRule }),
+  stats: router({ overview: statsOverviewProcedure }),
+  intents: router({ list: listIntentsProcedure, get: getIntentProcedure }),
+  stale: router({ list: listStaleProcedure }),
+  runs: router({ get: getRunProcedure }),
 });
 
 /** The router's type, for `@trpc/client` (type-only import in apps/web). */

@@ -1,0 +1,31 @@
+import { getIntent } from "@tristate/db";
+import { z } from "zod";
+import { AppError } from "../../app-error.ts";
+import { viewerProcedure } from "../../trpc/init.ts";
+import { intentDetailRecordSchema, redactArgs, runReadQuery, timelineEventSchema } from "../read-schemas.ts";
+
+/** Input of `intents.get`: an idempotency key. */
+export const getIntentInput = z
+  .object({ key: z.string().regex(/^[0-9a-f]{32}$/, "must be 32 lower-case hex characters") })
+  .strict();
+
+/** Output of `intents.get`: the whole record and its timeline, oldest event first. */
+export const getIntentOutput = z.object({
+  record: intentDetailRecordSchema,
+  events: z.array(timelineEventSchema),
+});
+
+/**
+ * `intents.get({ key })` → the record (result included) and its event timeline.
+ * @throws AppError NOT_FOUND (field `key`) when no record has this key.
+ */
+export const getIntentProcedure = viewerProcedure
+  .input(getIntentInput)
+  .output(getIntentOutput)
+  .query(async ({ ctx, input }) => {
+    const detail = await runReadQuery(() =>
+      getIntent(ctx.services.store.prisma, input.key, { ...(redactArgs ? { redact: redactArgs } : {}) }),
+    );
+    if (!detail) throw new AppError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
+    return detail;
+  });

@@ -1,0 +1,44 @@
+import { intentFiltersSchema, listIntents, MAX_LIST_LIMIT } from "@tristate/db";
+import { z } from "zod";
+import { viewerProcedure } from "../../trpc/init.ts";
+import { intentSummarySchema, redactArgs, runReadQuery } from "../read-schemas.ts";
+
+/** Input of `intents.list`: filters (all optional, ANDed), the previous page's cursor, a page size. */
+export const listIntentsInput = z
+  .object({
+    /** tool, status, resolution, needsHuman, runId, stepId, key, traceId, fromEpochMs/toEpochMs (created). */
+    filters: intentFiltersSchema.optional(),
+    /** `nextCursor` of the previous page (opaque). */
+    cursor: z.string().min(1).max(500).optional(),
+    /** Page size, 1–200. @default 50 */
+    limit: z.number().int().min(1).max(MAX_LIST_LIMIT).optional(),
+  })
+  .strict();
+
+/** Output of `intents.list`: newest first; `nextCursor` null on the last page. */
+export const listIntentsOutput = z.object({
+  items: z.array(intentSummarySchema),
+  nextCursor: z.string().nullable(),
+});
+
+/**
+ * `intents.list({ filters?, cursor?, limit? })` → a page of intent records, newest first (keyset
+ * pagination on created time and key: no duplicates or gaps across pages).
+ * @throws AppError BAD_INPUT naming the field (e.g. `cursor` for a forged cursor).
+ */
+export const listIntentsProcedure = viewerProcedure
+  .input(listIntentsInput.optional())
+  .output(listIntentsOutput)
+  .query(({ ctx, input }) =>
+    runReadQuery(() =>
+      listIntents(
+        ctx.services.store.prisma,
+        {
+          ...(input?.filters ? { filters: input.filters } : {}),
+          ...(input?.cursor !== undefined ? { cursor: input.cursor } : {}),
+          ...(input?.limit !== undefined ? { limit: input.limit } : {}),
+        },
+        { ...(redactArgs ? { redact: redactArgs } : {}) },
+      ),
+    ),
+  );

@@ -1,0 +1,33 @@
+import { getRun } from "@tristate/db";
+import { z } from "zod";
+import { AppError } from "../../app-error.ts";
+import { viewerProcedure } from "../../trpc/init.ts";
+import { intentSummarySchema, redactArgs, runReadQuery } from "../read-schemas.ts";
+
+/** Input of `runs.get`: an agent run id. */
+export const getRunInput = z
+  .object({ runId: z.string().min(1, "must not be empty").max(200, "must be at most 200 characters") })
+  .strict();
+
+/** Output of `runs.get`: the run's records (its steps) in creation order. */
+export const getRunOutput = z.object({
+  runId: z.string(),
+  records: z.array(intentSummarySchema),
+  /** True when the run has more records than returned (1000). */
+  truncated: z.boolean(),
+});
+
+/**
+ * `runs.get({ runId })` → the run's intent records, oldest first.
+ * @throws AppError NOT_FOUND (field `runId`) when the run has no records.
+ */
+export const getRunProcedure = viewerProcedure
+  .input(getRunInput)
+  .output(getRunOutput)
+  .query(async ({ ctx, input }) => {
+    const run = await runReadQuery(() =>
+      getRun(ctx.services.store.prisma, input.runId, { ...(redactArgs ? { redact: redactArgs } : {}) }),
+    );
+    if (!run) throw new AppError("NOT_FOUND", `no intent records for run ${input.runId}`, { field: "runId" });
+    return run;
+  });

@@ -1,0 +1,32 @@
+import { listStale } from "@tristate/db";
+import { z } from "zod";
+import { viewerProcedure } from "../../trpc/init.ts";
+import { intentSummarySchema, redactArgs, runReadQuery } from "../read-schemas.ts";
+
+/** Input of `stale.list`. */
+export const listStaleInput = z
+  .object({
+    /** Most items, 1–500. @default 50 */
+    limit: z.number().int().min(1).max(500).optional(),
+  })
+  .strict();
+
+/** Output of `stale.list`: oldest deadline first; `total` counts all stale PENDING records. */
+export const listStaleOutput = z.object({
+  items: z.array(intentSummarySchema.extend({ agePastDeadlineMs: z.number() })),
+  total: z.number(),
+});
+
+/** `stale.list({ limit? })` → PENDING records past their deadline now, with their age past it (ms). */
+export const listStaleProcedure = viewerProcedure
+  .input(listStaleInput.optional())
+  .output(listStaleOutput)
+  .query(({ ctx, input }) =>
+    runReadQuery(() =>
+      listStale(
+        ctx.services.store.prisma,
+        { nowEpochMs: ctx.services.now(), ...(input?.limit !== undefined ? { limit: input.limit } : {}) },
+        { ...(redactArgs ? { redact: redactArgs } : {}) },
+      ),
+    ),
+  );

@@ -1,0 +1,59 @@
+import type { IntentEventType, JsonObject } from "@tristate/core";
+import { z } from "zod";
+import { Prisma, type PrismaClient } from "../generated/prisma/client.ts";
+import { RECORD_COLUMNS, type RecordRow, toIntentRecord } from "../intent-row.ts";
+import { type ArgsRedactor, type IntentDetailRecord, toIntentDetail } from "./intent-view.ts";
+import { parseQueryInput } from "./query-input.ts";
+
+/** One entry of a record's timeline as the read API shows it. */
+export interface TimelineEvent {
+  /** The event's sequence number (a PostgreSQL bigint), as a decimal string. */
+  id: string;
+  type: IntentEventType;
+  /** Epoch ms. */
+  atEpochMs: number;
+  /** Detail, e.g. `{ outcome, code, durationMs }` or `{ probe, answer }`. */
+  data: JsonObject;
+}
+
+/** Result of {@link getIntent}. */
+export interface IntentDetail {
+  record: IntentDetailRecord;
+  /** Oldest first. */
+  events: TimelineEvent[];
+}
+
+/** Input of {@link getIntent}: an idempotency key. */
+export const intentKeySchema = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
+
+/**
+ * The intent record for `key` (all columns, the result too) and its event timeline, oldest first.
+ * @param options.redact - rewrites the record's args (masking; issue 5), default none.
+ * @returns null when no record has this key.
+ * @throws QueryInputError (field `key`) when the key is empty or too long.
+ */
+export async function getIntent(
+  prisma: PrismaClient,
+  key: string,
+  options: { redact?: ArgsRedactor } = {},
+): Promise<IntentDetail | null> {
+  parseQueryInput(z.object({ key: intentKeySchema }), { key });
+  // Raw SQL tells a SQL NULL result (none recorded) from a JSON null one; the typed client cannot.
+  const [rows, events] = await Promise.all([
+    prisma.$queryRaw<RecordRow[]>(
+      Prisma.sql`SELECT ${Prisma.raw(RECORD_COLUMNS)} FROM intent_records WHERE key = ${key}`,
+    ),
+    prisma.intentEvent.findMany({ where: { key }, orderBy: { id: "asc" } }),
+  ]);
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    record: toIntentDetail(toIntentRecord(row), options.redact),
+    events: events.map((e) => ({
+      id: e.id.toString(),
+      type: e.type,
+      atEpochMs: e.at.getTime(),
+      data: e.data as JsonObject,
+    })),
+  };
+}

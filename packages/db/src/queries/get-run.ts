@@ -1,0 +1,42 @@
+import { z } from "zod";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import { type ArgsRedactor, type IntentSummary, SUMMARY_SELECT, toIntentSummary } from "./intent-view.ts";
+import { parseQueryInput } from "./query-input.ts";
+
+/** Most records {@link getRun} returns for one run. */
+export const MAX_RUN_RECORDS = 1000;
+
+/** Result of {@link getRun}. */
+export interface RunDetail {
+  runId: string;
+  /** The run's intent records in the order they were created (then by key). */
+  records: IntentSummary[];
+  /** True when the run has more than {@link MAX_RUN_RECORDS} records (only the first are returned). */
+  truncated: boolean;
+}
+
+/**
+ * An agent run's intent records (its steps), oldest first.
+ * @param options.redact - rewrites each record's args (masking; issue 5), default none.
+ * @returns null when the run has no records.
+ * @throws QueryInputError (field `runId`) when the run id is empty or too long.
+ */
+export async function getRun(
+  prisma: PrismaClient,
+  runId: string,
+  options: { redact?: ArgsRedactor } = {},
+): Promise<RunDetail | null> {
+  parseQueryInput(z.object({ runId: z.string().min(1, "must not be empty").max(200) }), { runId });
+  const rows = await prisma.intentRecord.findMany({
+    where: { runId },
+    orderBy: [{ createdAt: "asc" }, { key: "asc" }],
+    take: MAX_RUN_RECORDS + 1,
+    select: SUMMARY_SELECT,
+  });
+  if (rows.length === 0) return null;
+  return {
+    runId,
+    records: rows.slice(0, MAX_RUN_RECORDS).map((row) => toIntentSummary(row, options.redact)),
+    truncated: rows.length > MAX_RUN_RECORDS,
+  };
+}

@@ -1,0 +1,32 @@
+/** Read-side queries of the operators' dashboard (one per file), over Prisma on PostgreSQL. */
+export { getIntent, type IntentDetail, intentKeySchema, type TimelineEvent } from "./get-intent.ts";
+export { getRun, MAX_RUN_RECORDS, type RunDetail } from "./get-run.ts";
+export type {
+  ArgsRedactor,
+  IntentDetailRecord,
+  IntentSummary,
+} from "./intent-view.ts";
+export {
+  DEFAULT_LIST_LIMIT,
+  type IntentFilters,
+  type IntentPage,
+  intentFiltersSchema,
+  listIntents,
+  listIntentsInput,
+  MAX_LIST_LIMIT,
+} from "./list-intents.ts";
+export { listStale, listStaleInput, type StaleIntent, type StaleList } from "./list-stale.ts";
+export { QueryInputError } from "./query-input.ts";
+export {
+  DEFAULT_SPARKLINE_BUCKETS,
+  type LatencyStats,
+  type PeriodShare,
+  type ReliabilityStats,
+  type ResolutionBreakdown,
+  type SparklinePoint,
+  type StatsOverview,
+  statsOverview,
+  statsOverviewInput,
+  TIMEOUT_NEAR_LATENCY_RATIO,
+  type ToolStats,
+} from "./stats-overview.ts";

@@ -1,0 +1,128 @@
+import type { IntentError, IntentRecord, IntentStatus, JsonValue, Resolution } from "@tristate/core";
+
+/**
+ * Rewrites a record's arguments before they leave the database layer (masking fields a tool marks
+ * secret — issue 5's concern). The default shows them as stored.
+ */
+export type ArgsRedactor = (record: { tool: string; args: JsonValue }) => JsonValue;
+
+/** An intent record as the read API shows it: times in epoch ms, no result (see {@link IntentDetailRecord}). */
+export interface IntentSummary {
+  /** Idempotency key (32 lower-case hex characters). */
+  key: string;
+  runId: string;
+  stepId: string;
+  tool: string;
+  /** The persisted original arguments (after the redactor, when one is given). */
+  args: JsonValue;
+  /** Canonical identity fields the key was derived from. */
+  identity: Record<string, string>;
+  status: IntentStatus;
+  attempt: number;
+  /** The record's deadline (lease), epoch ms. */
+  deadlineEpochMs: number;
+  error: IntentError | null;
+  compensation: JsonValue | null;
+  resolution: Resolution | null;
+  needsHuman: boolean;
+  reconcileSweeps: number;
+  version: number;
+  /** Epoch ms. */
+  createdAtEpochMs: number;
+  /** Epoch ms. */
+  updatedAtEpochMs: number;
+  /** Epoch ms, or null while not SUCCEEDED / FAILED_NO_EFFECT. */
+  finishedAtEpochMs: number | null;
+  traceId: string | null;
+}
+
+/** A whole record: the summary plus the tool's result. */
+export interface IntentDetailRecord extends IntentSummary {
+  /** False when no result was recorded (SQL NULL); then `result` is null. */
+  hasResult: boolean;
+  /** The tool's result; `null` is a real result only when `hasResult`. */
+  result: JsonValue | null;
+}
+
+/** A row of `intent_records` as Prisma's typed client returns it. */
+export interface PrismaRecordRow {
+  key: string;
+  runId: string;
+  stepId: string;
+  tool: string;
+  args: unknown;
+  identity: unknown;
+  status: string;
+  attempt: number;
+  deadline: Date;
+  error: unknown;
+  compensation: unknown;
+  resolution: string | null;
+  needsHuman: boolean;
+  reconcileSweeps: number;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+  traceId: string | null;
+}
+
+/** Prisma's typed-client select of the columns of {@link IntentSummary} (everything but `result`). */
+export const SUMMARY_SELECT = {
+  key: true,
+  runId: true,
+  stepId: true,
+  tool: true,
+  args: true,
+  identity: true,
+  status: true,
+  attempt: true,
+  deadline: true,
+  error: true,
+  compensation: true,
+  resolution: true,
+  needsHuman: true,
+  reconcileSweeps: true,
+  version: true,
+  createdAt: true,
+  updatedAt: true,
+  finishedAt: true,
+  traceId: true,
+} as const;
+
+/** Converts a typed-client row to an {@link IntentSummary} (Dates → epoch ms), applying `redact` to the args. */
+export function toIntentSummary(row: PrismaRecordRow, redact?: ArgsRedactor): IntentSummary {
+  const args = row.args as JsonValue;
+  return {
+    key: row.key,
+    runId: row.runId,
+    stepId: row.stepId,
+    tool: row.tool,
+    args: redact ? redact({ tool: row.tool, args }) : args,
+    identity: row.identity as Record<string, string>,
+    status: row.status as IntentStatus,
+    attempt: row.attempt,
+    deadlineEpochMs: row.deadline.getTime(),
+    error: (row.error ?? null) as IntentError | null,
+    compensation: (row.compensation ?? null) as JsonValue | null,
+    resolution: row.resolution as Resolution | null,
+    needsHuman: row.needsHuman,
+    reconcileSweeps: row.reconcileSweeps,
+    version: row.version,
+    createdAtEpochMs: row.createdAt.getTime(),
+    updatedAtEpochMs: row.updatedAt.getTime(),
+    finishedAtEpochMs: row.finishedAt ? row.finishedAt.getTime() : null,
+    traceId: row.traceId,
+  };
+}
+
+/** Converts the port's record to an {@link IntentDetailRecord}, applying `redact` to the args. */
+export function toIntentDetail(record: IntentRecord, redact?: ArgsRedactor): IntentDetailRecord {
+  const { result, ...rest } = record;
+  return {
+    ...rest,
+    args: redact ? redact({ tool: record.tool, args: record.args }) : record.args,
+    hasResult: result !== undefined,
+    result: result === undefined ? null : result,
+  };
+}

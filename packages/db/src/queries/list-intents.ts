@@ -1,0 +1,113 @@
+import { INTENT_STATUSES, RESOLUTIONS } from "@tristate/core";
+import { z } from "zod";
+import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
+import { type ArgsRedactor, type IntentSummary, SUMMARY_SELECT, toIntentSummary } from "./intent-view.ts";
+import { epochMsSchema, parseQueryInput, QueryInputError } from "./query-input.ts";
+
+/** Page size of {@link listIntents} when none is given. */
+export const DEFAULT_LIST_LIMIT = 50;
+/** Largest page of {@link listIntents}. */
+export const MAX_LIST_LIMIT = 200;
+
+const text = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
+
+/** Filters of {@link listIntents}; all optional, combined with AND. */
+export const intentFiltersSchema = z
+  .object({
+    tool: text.optional(),
+    status: z.enum(INTENT_STATUSES).optional(),
+    resolution: z.enum(RESOLUTIONS).optional(),
+    needsHuman: z.boolean().optional(),
+    runId: text.optional(),
+    stepId: text.optional(),
+    /** Idempotency key (exact). */
+    key: text.optional(),
+    /** W3C trace id (exact). */
+    traceId: text.optional(),
+    /** Created at or after, epoch ms. */
+    fromEpochMs: epochMsSchema.optional(),
+    /** Created before, epoch ms. */
+    toEpochMs: epochMsSchema.optional(),
+  })
+  .strict();
+
+/** Filters of {@link listIntents}. */
+export type IntentFilters = z.infer<typeof intentFiltersSchema>;
+
+/** Input of {@link listIntents}. */
+export const listIntentsInput = z.object({
+  filters: intentFiltersSchema.default({}),
+  /** `nextCursor` of the previous page (opaque). */
+  cursor: z.string().min(1).max(500).optional(),
+  /** Page size, 1–200. @default 50 */
+  limit: z.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT),
+});
+
+/** One page of {@link listIntents}. */
+export interface IntentPage {
+  /** Newest first (created_at, then key, both descending). */
+  items: IntentSummary[];
+  /** Cursor of the next page, or null on the last page. */
+  nextCursor: string | null;
+}
+
+/** The cursor: the last item's (created_at epoch ms, key), base64url JSON. */
+function encodeCursor(item: IntentSummary): string {
+  return Buffer.from(JSON.stringify([item.createdAtEpochMs, item.key]), "utf8").toString("base64url");
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; key: string } {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      Number.isInteger(value[0]) &&
+      value[0] >= 0 &&
+      typeof value[1] === "string"
+    ) {
+      return { createdAt: new Date(value[0] as number), key: value[1] };
+    }
+  } catch {
+    // fall through
+  }
+  throw new QueryInputError("cursor", "is not a cursor returned by this list");
+}
+
+/**
+ * Intent records matching `filters`, newest first, by pages: keyset pagination on (created_at, key),
+ * so records written while paging never shift a page (no duplicates, no gaps).
+ * @param options.redact - rewrites each record's args (masking; issue 5), default none.
+ * @throws QueryInputError naming the field when the input or the cursor is invalid.
+ */
+export async function listIntents(
+  prisma: PrismaClient,
+  input: z.input<typeof listIntentsInput> = {},
+  options: { redact?: ArgsRedactor } = {},
+): Promise<IntentPage> {
+  const { filters: f, cursor, limit } = parseQueryInput(listIntentsInput, input);
+  const and: Prisma.IntentRecordWhereInput[] = [];
+  if (f.tool !== undefined) and.push({ tool: f.tool });
+  if (f.status !== undefined) and.push({ status: f.status });
+  if (f.resolution !== undefined) and.push({ resolution: f.resolution });
+  if (f.needsHuman !== undefined) and.push({ needsHuman: f.needsHuman });
+  if (f.runId !== undefined) and.push({ runId: f.runId });
+  if (f.stepId !== undefined) and.push({ stepId: f.stepId });
+  if (f.key !== undefined) and.push({ key: f.key });
+  if (f.traceId !== undefined) and.push({ traceId: f.traceId });
+  if (f.fromEpochMs !== undefined) and.push({ createdAt: { gte: new Date(f.fromEpochMs) } });
+  if (f.toEpochMs !== undefined) and.push({ createdAt: { lt: new Date(f.toEpochMs) } });
+  if (cursor !== undefined) {
+    const after = decodeCursor(cursor);
+    and.push({ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, key: { lt: after.key } }] });
+  }
+  const rows = await prisma.intentRecord.findMany({
+    where: { AND: and },
+    orderBy: [{ createdAt: "desc" }, { key: "desc" }],
+    take: limit + 1,
+    select: SUMMARY_SELECT,
+  });
+  const items = rows.slice(0, limit).map((row) => toIntentSummary(row, options.redact));
+  const last = items.at(-1);
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+}

@@ -1,0 +1,57 @@
+import { z } from "zod";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import { type ArgsRedactor, type IntentSummary, SUMMARY_SELECT, toIntentSummary } from "./intent-view.ts";
+import { epochMsSchema, parseQueryInput } from "./query-input.ts";
+
+/** Input of {@link listStale}. */
+export const listStaleInput = z.object({
+  /** "Now", epoch ms: PENDING records with a deadline before it are stale. */
+  nowEpochMs: epochMsSchema,
+  /** Most items returned, 1–500. @default 50 */
+  limit: z.number().int().min(1).max(500).default(50),
+});
+
+/** A stale PENDING record. */
+export interface StaleIntent extends IntentSummary {
+  /** How long ago its deadline passed, ms (> 0). */
+  agePastDeadlineMs: number;
+}
+
+/** Result of {@link listStale}. */
+export interface StaleList {
+  /** Oldest deadline first (then key). */
+  items: StaleIntent[];
+  /** All stale PENDING records, also those beyond `limit`. */
+  total: number;
+}
+
+/**
+ * Stale PENDING records — PENDING with a deadline before `nowEpochMs` (orphans of crashed or lost
+ * calls, waiting for a sweeper) — oldest deadline first, with their age past the deadline.
+ * @param options.redact - rewrites each record's args (masking; issue 5), default none.
+ * @throws QueryInputError naming the field when the input is invalid.
+ */
+export async function listStale(
+  prisma: PrismaClient,
+  input: z.input<typeof listStaleInput>,
+  options: { redact?: ArgsRedactor } = {},
+): Promise<StaleList> {
+  const { nowEpochMs, limit } = parseQueryInput(listStaleInput, input);
+  const where = { status: "PENDING", deadline: { lt: new Date(nowEpochMs) } } as const;
+  const [rows, total] = await Promise.all([
+    prisma.intentRecord.findMany({
+      where,
+      orderBy: [{ deadline: "asc" }, { key: "asc" }],
+      take: limit,
+      select: SUMMARY_SELECT,
+    }),
+    prisma.intentRecord.count({ where }),
+  ]);
+  return {
+    items: rows.map((row) => {
+      const summary = toIntentSummary(row, options.redact);
+      return { ...summary, agePastDeadlineMs: nowEpochMs - summary.deadlineEpochMs };
+    }),
+    total,
+  };
+}
