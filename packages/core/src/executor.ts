@@ -7,8 +7,21 @@ import { DEFAULT_RESERVE_MS, Deadline, MIN_CALL_BUDGET_MS } from "./deadline.ts"
 import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
 import { canonicalIdentity, idempotencyKey } from "./idempotency-key.ts";
-import type { IntentError, IntentRecord, IntentStore } from "./intent-store.ts";
+import {
+  type IntentError,
+  type IntentRecord,
+  type IntentStore,
+  isOperatorStore,
+  type OperatorStore,
+} from "./intent-store.ts";
 import { toJson } from "./json.ts";
+import {
+  type OperatorActionInput,
+  type OperatorActionResult,
+  type ProbeRerunReport,
+  rerunProbes,
+  resolveIntent,
+} from "./operator.ts";
 import { reconcile } from "./reconcile.ts";
 import { defaultTracer, effectPhrase, envelopeFor, event, type ProbeOptions, type Runtime } from "./runtime.ts";
 import { sendOnce } from "./send.ts";
@@ -69,6 +82,19 @@ export interface Executor {
    * @throws Error when the record or its tool does not exist.
    */
   reconcileKey(key: string, deadline: Deadline, trigger?: "call" | "sweeper"): Promise<Envelope>;
+  /**
+   * An operator action on a record waiting for a human, audited through `operatorStore` (default:
+   * the executor's store, when it implements {@link OperatorStore}). See `resolveIntent` in operator.ts.
+   * @throws OperatorActionError when the action is refused (nothing changed).
+   * @throws TypeError when no operator store is given and the executor's store is not one.
+   */
+  resolve(input: OperatorActionInput, operatorStore?: OperatorStore): Promise<OperatorActionResult>;
+  /**
+   * Runs the record's probes now, once each, without changing the record (operators' `probe.rerun`).
+   * @param timeoutMs - per probe, ms; default the executor's probe timeout.
+   * @throws OperatorActionError `NOT_FOUND` / `NOT_ALLOWED` (tool not in the catalog).
+   */
+  rerunProbes(key: string, timeoutMs?: number): Promise<ProbeRerunReport>;
   /** The catalog by name. */
   readonly tools: ReadonlyMap<string, AnyTool>;
   /** The store this executor writes to. */
@@ -114,6 +140,16 @@ export function createExecutor(options: ExecutorOptions): Executor {
   return {
     call: (input) => call(rt, input),
     reconcileKey: (key, deadline, trigger = "call") => reconcileKey(rt, key, deadline, trigger),
+    resolve: (input, operatorStore) => {
+      const store = operatorStore ?? (isOperatorStore(rt.store) ? rt.store : null);
+      if (!store) {
+        return Promise.reject(
+          new TypeError("executor.resolve: pass an OperatorStore (the executor's store does not implement one)"),
+        );
+      }
+      return resolveIntent(rt, store, input);
+    },
+    rerunProbes: (key, timeoutMs) => rerunProbes(rt, key, timeoutMs),
     tools,
     store: rt.store,
     clock: rt.clock,

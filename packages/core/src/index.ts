@@ -44,6 +44,7 @@ export {
 } from "./http.ts";
 export { canonicalIdentity, idempotencyKey, readPath } from "./idempotency-key.ts";
 export {
+  type AuditEntry,
   type ClaimResult,
   INTENT_EVENT_TYPES,
   type IntentError,
@@ -52,18 +53,43 @@ export {
   type IntentPatch,
   type IntentRecord,
   type IntentStore,
+  isOperatorStore,
   type NewIntentRecord,
+  type OperatorApplyResult,
+  type OperatorChange,
+  type OperatorStore,
   type StoredIntentEvent,
   type WriteOptions,
 } from "./intent-store.ts";
 export { type JsonObject, type JsonValue, toJson } from "./json.ts";
 export { MemoryIntentStore } from "./memory-intent-store.ts";
+export {
+  isOperatorActionError,
+  latestChange,
+  MAX_OPERATOR_NOTE_CHARS,
+  OPERATOR_ACTION_ID_RULE,
+  OPERATOR_ERROR_CODES,
+  OperatorActionError,
+  type OperatorActionInput,
+  type OperatorActionResult,
+  type OperatorActor,
+  type OperatorErrorCode,
+  type OperatorOptions,
+  operatorOptions,
+  type ProbeAnswer,
+  type ProbeRerunReport,
+  type ResolutionWinner,
+  stateName,
+  waitingForHuman,
+} from "./operator.ts";
 export type { ProbeOptions } from "./runtime.ts";
 export {
   INTENT_STATUSES,
   type IntentStatus,
   isSettled,
   isUnsettled,
+  OPERATOR_ACTIONS,
+  type OperatorAction,
   OUTCOMES,
   type Outcome,
   REASON_CODES,

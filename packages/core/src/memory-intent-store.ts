@@ -1,10 +1,14 @@
 import type {
+  AuditEntry,
   ClaimResult,
   IntentEvent,
   IntentPatch,
   IntentRecord,
   IntentStore,
   NewIntentRecord,
+  OperatorApplyResult,
+  OperatorChange,
+  OperatorStore,
   StoredIntentEvent,
 } from "./intent-store.ts";
 
@@ -13,10 +17,11 @@ import type {
  * ends, so it gives none of the guarantees of the durable intent log. Use `PrismaIntentStore`
  * from `@tristate/db` in anything real.
  */
-export class MemoryIntentStore implements IntentStore {
+export class MemoryIntentStore implements IntentStore, OperatorStore {
   readonly #records = new Map<string, IntentRecord>();
   readonly #events: StoredIntentEvent[] = [];
   #nextEventId = 1;
+  readonly #audit: AuditEntry[] = [];
 
   async claim(record: NewIntentRecord, events: IntentEvent[], nowEpochMs: number): Promise<ClaimResult> {
     const existing =
@@ -54,6 +59,17 @@ export class MemoryIntentStore implements IntentStore {
     events: IntentEvent[],
     nowEpochMs: number,
   ): Promise<IntentRecord | null> {
+    return this.#update(key, expectedVersion, patch, events, nowEpochMs);
+  }
+
+  /** Synchronous compare-and-set (nothing can interleave). */
+  #update(
+    key: string,
+    expectedVersion: number,
+    patch: IntentPatch,
+    events: IntentEvent[],
+    nowEpochMs: number,
+  ): IntentRecord | null {
     const r = this.#records.get(key);
     if (!r || r.version !== expectedVersion) return null;
     const next: IntentRecord = {
@@ -104,6 +120,47 @@ export class MemoryIntentStore implements IntentStore {
       ]);
       return structuredClone(next);
     });
+  }
+
+  /** @inheritdoc */
+  async applyOperatorAction(change: OperatorChange): Promise<OperatorApplyResult> {
+    const prior = this.#audit.find((a) => a.operatorActionId === change.audit.operatorActionId);
+    if (prior) return { kind: "duplicate", audit: structuredClone(prior) };
+    const before = this.#records.get(change.key);
+    if (!before || before.version !== change.expectedVersion) {
+      return { kind: "stale", current: before ? structuredClone(before) : null };
+    }
+    // Synchronous from the look-up to the audit row: the whole action is atomic.
+    const after = this.#update(change.key, change.expectedVersion, change.patch, change.events, change.nowEpochMs);
+    if (!after) return { kind: "stale", current: structuredClone(before) };
+    const entry: AuditEntry = {
+      id: this.#audit.length + 1,
+      ...change.audit,
+      atEpochMs: change.nowEpochMs,
+      key: change.key,
+      tool: before.tool,
+      before: structuredClone(before),
+      after: structuredClone(after),
+    };
+    this.#audit.push(entry);
+    return { kind: "applied", record: after, audit: structuredClone(entry) };
+  }
+
+  /** @inheritdoc */
+  async findAudit(operatorActionId: string): Promise<AuditEntry | null> {
+    const found = this.#audit.find((a) => a.operatorActionId === operatorActionId);
+    return found ? structuredClone(found) : null;
+  }
+
+  /** @inheritdoc */
+  async latestAudit(key: string): Promise<AuditEntry | null> {
+    const found = this.#audit.findLast((a) => a.key === key);
+    return found ? structuredClone(found) : null;
+  }
+
+  /** Every audit row, oldest first (tests). */
+  async listAudit(): Promise<AuditEntry[]> {
+    return this.#audit.map((a) => structuredClone(a));
   }
 
   #push(events: IntentEvent[]): void {

@@ -72,3 +72,11 @@ export const REASON_CODES = [
 ] as const;
 /** A reason code; see {@link REASON_CODES}. */
 export type ReasonCode = (typeof REASON_CODES)[number];
+
+/**
+ * What an operator may do with a record waiting for a human (DESIGN.md: `needs_human --operator-->
+ * SUCCEEDED | FAILED_NO_EFFECT | resend`). `compensate` is refused until issue 4 builds compensation.
+ */
+export const OPERATOR_ACTIONS = ["confirm_effect", "confirm_no_effect", "resend_same_key", "compensate"] as const;
+/** One of {@link OPERATOR_ACTIONS}. */
+export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];

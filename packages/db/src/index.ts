@@ -14,6 +14,14 @@ export {
   type SchemaDiff,
 } from "./migrate/migrations.ts";
 export { type OpenDatabase, type OpenDatabaseOptions, openDatabase } from "./open-database.ts";
+export {
+  type AuditPage,
+  type AuditQuery,
+  PrismaOperatorStore,
+  type QueuePage,
+  recordFromSnapshot,
+  recordSnapshot,
+} from "./operator-store.ts";
 export { DEFAULT_DATA_DIR, MIGRATIONS_DIR, REPO_ROOT, SCHEMA_PATH } from "./paths.ts";
 export {
   createPrismaIntentStore,

@@ -1,8 +1,12 @@
+import { listAudit } from "../api/audit/list.ts";
 import { executeCall } from "../api/calls/execute.ts";
 import { getCall } from "../api/calls/get.ts";
 import { getIntentProcedure } from "../api/intents/get.ts";
 import { listIntentsProcedure } from "../api/intents/list.ts";
+import { rerunProbe } from "../api/probe/rerun.ts";
 import { promptRule } from "../api/prompt/rule.ts";
+import { listQueue } from "../api/queue/list.ts";
+import { resolveQueue } from "../api/queue/resolve.ts";
 import { getRunProcedure } from "../api/runs/get.ts";
 import { listStaleProcedure } from "../api/stale/list.ts";
 import { statsOverviewProcedure } from "../api/stats/overview.ts";
@@ -14,6 +18,9 @@ export const appRouter = router({
   tools: router({ list: listTools }),
   calls: router({ execute: executeCall, get: getCall }),
   prompt: router({ rule: promptRule }),
+  queue: router({ list: listQueue, resolve: resolveQueue }),
+  audit: router({ list: listAudit }),
+  probe: router({ rerun: rerunProbe }),
   stats: router({ overview: statsOverviewProcedure }),
   intents: router({ list: listIntentsProcedure, get: getIntentProcedure }),
   stale: router({ list: listStaleProcedure }),

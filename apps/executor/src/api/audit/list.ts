@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { AppError } from "../../app-error.ts";
+import { viewerProcedure } from "../../trpc/init.ts";
+import { intentRecordSchema, operatorActionSchema, operatorStoreOf, recordOut } from "../operator-support.ts";
+
+/** Input of `audit.list` (all optional). */
+export const auditListInput = z
+  .object({
+    /** The acting key's name or id. */
+    operator: z.string().min(1).max(200).optional(),
+    action: operatorActionSchema.optional(),
+    tool: z.string().min(1).max(128).optional(),
+    /** Entries at or after, epoch ms. */
+    fromEpochMs: z.number().int().nonnegative().optional(),
+    /** Entries before, epoch ms. */
+    toEpochMs: z.number().int().nonnegative().optional(),
+    /** `nextCursor` of the previous page. */
+    cursor: z.string().max(40).optional(),
+    limit: z.number().int().min(1).max(200).optional(),
+  })
+  .strict()
+  .refine((v) => v.fromEpochMs === undefined || v.toEpochMs === undefined || v.fromEpochMs < v.toEpochMs, {
+    message: "must be after fromEpochMs",
+    path: ["toEpochMs"],
+  })
+  .optional();
+
+/** One audit entry. */
+export const auditEntrySchema = z.object({
+  id: z.number().int(),
+  operatorActionId: z.string(),
+  actorKeyId: z.string(),
+  actorName: z.string(),
+  /** Epoch ms. */
+  atEpochMs: z.number(),
+  action: operatorActionSchema,
+  note: z.string(),
+  key: z.string(),
+  tool: z.string(),
+  before: intentRecordSchema,
+  after: intentRecordSchema,
+});
+
+/** Output of `audit.list`. */
+export const auditListOutput = z.object({ entries: z.array(auditEntrySchema), nextCursor: z.string().nullable() });
+
+/** `audit.list` (viewer): operator actions, newest first, filtered; cursor pagination. */
+export const listAudit = viewerProcedure
+  .input(auditListInput)
+  .output(auditListOutput)
+  .query(async ({ ctx, input }) => {
+    try {
+      const page = await operatorStoreOf(ctx.services).listAudit({
+        ...(input?.operator !== undefined ? { operator: input.operator } : {}),
+        ...(input?.action !== undefined ? { action: input.action } : {}),
+        ...(input?.tool !== undefined ? { tool: input.tool } : {}),
+        ...(input?.fromEpochMs !== undefined ? { fromEpochMs: input.fromEpochMs } : {}),
+        ...(input?.toEpochMs !== undefined ? { toEpochMs: input.toEpochMs } : {}),
+        ...(input?.cursor !== undefined ? { cursor: input.cursor } : {}),
+        limit: input?.limit ?? 50,
+      });
+      return {
+        entries: page.entries.map((e) => ({ ...e, before: recordOut(e.before), after: recordOut(e.after) })),
+        nextCursor: page.nextCursor,
+      };
+    } catch (error) {
+      if (error instanceof RangeError) throw new AppError("BAD_INPUT", `cursor: ${error.message}`, { field: "cursor" });
+      throw error;
+    }
+  });

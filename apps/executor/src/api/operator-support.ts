@@ -1,0 +1,77 @@
+import { type IntentRecord, isOperatorActionError, OPERATOR_ACTIONS } from "@tristate/core";
+import { PrismaOperatorStore } from "@tristate/db";
+import { z } from "zod";
+import { AppError } from "../app-error.ts";
+import type { Services } from "../trpc/context.ts";
+
+const stores = new WeakMap<Services, PrismaOperatorStore>();
+
+/** The operator store (audit, human queue) over the service's Prisma client; one per service. */
+export function operatorStoreOf(services: Services): PrismaOperatorStore {
+  let store = stores.get(services);
+  if (!store) {
+    store = new PrismaOperatorStore(services.store.prisma);
+    stores.set(services, store);
+  }
+  return store;
+}
+
+/**
+ * Maps a refused operator action onto the service's errors: `INVALID_INPUT` → BAD_INPUT;
+ * `NOT_FOUND` → NOT_FOUND; `NOT_WAITING`, `STALE_VERSION`, `NOT_ALLOWED`, `ACTION_ID_REUSED` →
+ * CONFLICT. `detail` carries `reason` (the operator error code) and the error's own detail
+ * (`winner` for a stale version). Other errors pass unchanged.
+ */
+export function operatorErrorToAppError(error: unknown): unknown {
+  if (!isOperatorActionError(error)) return error;
+  const options = {
+    ...(error.field ? { field: error.field } : {}),
+    detail: { reason: error.code, ...(error.detail ?? {}) },
+  };
+  switch (error.code) {
+    case "INVALID_INPUT":
+      return new AppError("BAD_INPUT", error.message, options);
+    case "NOT_FOUND":
+      return new AppError("NOT_FOUND", error.message, options);
+    case "NOT_WAITING":
+    case "STALE_VERSION":
+    case "NOT_ALLOWED":
+    case "ACTION_ID_REUSED":
+      return new AppError("CONFLICT", error.message, options);
+  }
+}
+
+/** An idempotency key (32 lower-case hex characters). */
+export const keySchema = z.string().regex(/^[0-9a-f]{32}$/, "must be 32 lower-case hex characters");
+
+/** An operator action. */
+export const operatorActionSchema = z.enum(OPERATOR_ACTIONS);
+
+/** An intent record as the operator API returns it (times in epoch ms; `result: null` when none). */
+export const intentRecordSchema = z.object({
+  key: z.string(),
+  runId: z.string(),
+  stepId: z.string(),
+  tool: z.string(),
+  args: z.unknown(),
+  identity: z.record(z.string(), z.string()),
+  status: z.enum(["PENDING", "SUCCEEDED", "FAILED_NO_EFFECT", "UNKNOWN"]),
+  attempt: z.number().int(),
+  deadlineEpochMs: z.number(),
+  result: z.unknown(),
+  error: z.record(z.string(), z.unknown()).nullable(),
+  compensation: z.unknown(),
+  resolution: z.string().nullable(),
+  needsHuman: z.boolean(),
+  reconcileSweeps: z.number().int(),
+  version: z.number().int(),
+  createdAtEpochMs: z.number(),
+  updatedAtEpochMs: z.number(),
+  finishedAtEpochMs: z.number().nullable(),
+  traceId: z.string().nullable(),
+});
+
+/** A record for the API: `result` is `null` when none was recorded (JSON has no `undefined`). */
+export function recordOut(record: IntentRecord): z.infer<typeof intentRecordSchema> {
+  return { ...record, result: record.result ?? null, error: record.error ? { ...record.error } : null };
+}

@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { operatorProcedure } from "../../trpc/init.ts";
+import { keySchema, operatorErrorToAppError } from "../operator-support.ts";
+
+/** Input of `probe.rerun`. */
+export const probeRerunInput = z.object({ key: keySchema }).strict();
+
+/** Output of `probe.rerun`: each probe's answer now; the record is unchanged. */
+export const probeRerunOutput = z.object({
+  key: z.string(),
+  tool: z.string(),
+  status: z.enum(["PENDING", "SUCCEEDED", "FAILED_NO_EFFECT", "UNKNOWN"]),
+  version: z.number().int(),
+  keyExpired: z.boolean(),
+  probes: z.array(
+    z.object({
+      probe: z.enum(["key", "identity"]),
+      answer: z.enum(["found", "absent", "failed"]),
+      found: z.unknown().optional(),
+      message: z.string().optional(),
+      /** False for the key probe after key retention: its "absent" proves nothing. */
+      absenceCounts: z.boolean(),
+      durationMs: z.number(),
+    }),
+  ),
+  summary: z.string(),
+});
+
+/**
+ * `probe.rerun({ key })` (operator, admin): runs the tool's key and identity probes once each, now,
+ * and shows their answers. Read-only: the record and its timeline are not changed (settle a found
+ * effect with `queue.resolve` → `confirm_effect`). Errors: unknown key → NOT_FOUND; tool not in the
+ * catalog → CONFLICT.
+ */
+export const rerunProbe = operatorProcedure
+  .input(probeRerunInput)
+  .output(probeRerunOutput)
+  .mutation(async ({ ctx, input }) => {
+    try {
+      const report = await ctx.services.executor.rerunProbes(input.key);
+      ctx.services.logger.info(
+        { idempotency_key: input.key, operator: ctx.auth.name, answers: report.probes.map((p) => p.answer) },
+        "probe.rerun",
+      );
+      return report;
+    } catch (error) {
+      throw operatorErrorToAppError(error);
+    }
+  });

@@ -1,0 +1,280 @@
+import {
+  type AuditEntry,
+  type IntentPatch,
+  type IntentRecord,
+  type JsonValue,
+  OPERATOR_ACTIONS,
+  type OperatorAction,
+  type OperatorApplyResult,
+  type OperatorChange,
+  type OperatorStore,
+} from "@tristate/core";
+import { Prisma, type PrismaClient } from "./generated/prisma/client.ts";
+import { RECORD_COLUMNS, type RecordRow, toIntentRecord } from "./intent-row.ts";
+
+/** Filters of {@link PrismaOperatorStore.listAudit}. */
+export interface AuditQuery {
+  /** The acting key's name or id. */
+  operator?: string;
+  action?: OperatorAction;
+  tool?: string;
+  /** Entries at or after, epoch ms. */
+  fromEpochMs?: number;
+  /** Entries before, epoch ms. */
+  toEpochMs?: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+  /** Page size. @default 50 */
+  limit?: number;
+}
+
+/** A page of audit entries, newest first. */
+export interface AuditPage {
+  entries: AuditEntry[];
+  /** Pass as `cursor` for the next (older) page; null at the end. */
+  nextCursor: string | null;
+}
+
+/** A page of the human queue, oldest first. */
+export interface QueuePage {
+  records: IntentRecord[];
+  /** Pass as `cursor` for the next page; null at the end. */
+  nextCursor: string | null;
+}
+
+/** Thrown inside the transaction to roll it back when the audit row's unique id is taken. */
+class DuplicateActionId extends Error {}
+
+/** Fields of an {@link IntentPatch} as Prisma's typed update data. */
+function patchData(patch: IntentPatch): Prisma.IntentRecordUpdateManyMutationInput {
+  const data: Prisma.IntentRecordUpdateManyMutationInput = {};
+  if (patch.status !== undefined) data.status = patch.status;
+  if (patch.attempt !== undefined) data.attempt = patch.attempt;
+  if (patch.deadlineEpochMs !== undefined) data.deadline = new Date(patch.deadlineEpochMs);
+  if ("result" in patch) data.result = json(patch.result);
+  if (patch.error !== undefined) data.error = patch.error === null ? Prisma.DbNull : (patch.error as object);
+  if (patch.compensation !== undefined) data.compensation = json(patch.compensation ?? undefined);
+  if (patch.resolution !== undefined) data.resolution = patch.resolution;
+  if (patch.needsHuman !== undefined) data.needsHuman = patch.needsHuman;
+  if (patch.reconcileSweeps !== undefined) data.reconcileSweeps = patch.reconcileSweeps;
+  if (patch.finishedAtEpochMs !== undefined) {
+    data.finishedAt = patch.finishedAtEpochMs === null ? null : new Date(patch.finishedAtEpochMs);
+  }
+  if (patch.traceId !== undefined) data.traceId = patch.traceId;
+  return data;
+}
+
+/** A JSON value for a nullable Json column: `undefined` → SQL NULL, `null` → JSON null. */
+function json(value: JsonValue | undefined): Prisma.NullableJsonNullValueInput | Prisma.InputJsonValue {
+  if (value === undefined) return Prisma.DbNull;
+  if (value === null) return Prisma.JsonNull;
+  return value as Prisma.InputJsonValue;
+}
+
+/** A record as a JSON snapshot for the audit table (`result` absent: none recorded). */
+export function recordSnapshot(record: IntentRecord): Prisma.InputJsonObject {
+  return JSON.parse(JSON.stringify(record)) as Prisma.InputJsonObject;
+}
+
+/** A snapshot back as a record. */
+export function recordFromSnapshot(snapshot: unknown): IntentRecord {
+  const s = snapshot as IntentRecord & Record<string, unknown>;
+  return { ...s, result: "result" in s ? s.result : undefined };
+}
+
+interface AuditRow {
+  id: bigint;
+  operatorActionId: string;
+  actorKeyId: string;
+  actorName: string;
+  at: Date;
+  action: string;
+  note: string;
+  key: string;
+  tool: string;
+  before: unknown;
+  after: unknown;
+}
+
+function toAuditEntry(row: AuditRow): AuditEntry {
+  return {
+    id: Number(row.id),
+    operatorActionId: row.operatorActionId,
+    actorKeyId: row.actorKeyId,
+    actorName: row.actorName,
+    atEpochMs: row.at.getTime(),
+    action: row.action as OperatorAction,
+    note: row.note,
+    key: row.key,
+    tool: row.tool,
+    before: recordFromSnapshot(row.before),
+    after: recordFromSnapshot(row.after),
+  };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+}
+
+/**
+ * The operator side of the intent log on PostgreSQL ({@link OperatorStore}): operator actions with
+ * their audit rows in one interactive transaction, and the queries behind `queue.list` and
+ * `audit.list`. A sibling of `PrismaIntentStore`, over the same Prisma client
+ * (`new PrismaOperatorStore(store.prisma)`).
+ */
+export class PrismaOperatorStore implements OperatorStore {
+  readonly #prisma: PrismaClient;
+  constructor(prisma: PrismaClient) {
+    this.#prisma = prisma;
+  }
+
+  /**
+   * @inheritdoc
+   * One interactive transaction: `SELECT … FOR UPDATE` of the record (the before snapshot; a
+   * concurrent action waits here and then sees the new version), the compare-and-set update, the
+   * events, the audit row. The audit's unique `operator_action_id` settles identical requests: a
+   * violation rolls everything back and the winner's row is returned as `duplicate`.
+   * @throws when the database fails.
+   */
+  async applyOperatorAction(change: OperatorChange): Promise<OperatorApplyResult> {
+    try {
+      return await this.#prisma.$transaction(async (tx) => {
+        const [row] = await tx.$queryRawUnsafe<RecordRow[]>(
+          `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE key = $1 FOR UPDATE`,
+          change.key,
+        );
+        const before = row ? toIntentRecord(row) : null;
+        if (!before || before.version !== change.expectedVersion) {
+          const prior = await tx.auditEntry.findUnique({
+            where: { operatorActionId: change.audit.operatorActionId },
+          });
+          if (prior) return { kind: "duplicate", audit: toAuditEntry(prior) };
+          return { kind: "stale", current: before };
+        }
+        const updated = await tx.intentRecord.updateMany({
+          where: { key: change.key, version: change.expectedVersion },
+          data: { ...patchData(change.patch), version: { increment: 1 }, updatedAt: new Date(change.nowEpochMs) },
+        });
+        if (updated.count !== 1) return { kind: "stale", current: before };
+        const [afterRow] = await tx.$queryRawUnsafe<RecordRow[]>(
+          `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE key = $1`,
+          change.key,
+        );
+        const after = toIntentRecord(afterRow as RecordRow);
+        if (change.events.length) {
+          await tx.intentEvent.createMany({
+            data: change.events.map((e) => ({
+              key: e.key,
+              type: e.type,
+              at: new Date(e.atEpochMs),
+              data: e.data as Prisma.InputJsonValue,
+            })),
+          });
+        }
+        let audit: AuditRow;
+        try {
+          audit = await tx.auditEntry.create({
+            data: {
+              ...change.audit,
+              at: new Date(change.nowEpochMs),
+              key: change.key,
+              tool: before.tool,
+              before: recordSnapshot(before),
+              after: recordSnapshot(after),
+            },
+          });
+        } catch (error) {
+          if (isUniqueViolation(error)) throw new DuplicateActionId();
+          throw error;
+        }
+        return { kind: "applied", record: after, audit: toAuditEntry(audit) };
+      });
+    } catch (error) {
+      if (!(error instanceof DuplicateActionId || isUniqueViolation(error))) throw error;
+      const winner = await this.findAudit(change.audit.operatorActionId);
+      if (!winner) throw error;
+      return { kind: "duplicate", audit: winner };
+    }
+  }
+
+  /** @inheritdoc */
+  async findAudit(operatorActionId: string): Promise<AuditEntry | null> {
+    const row = await this.#prisma.auditEntry.findUnique({ where: { operatorActionId } });
+    return row ? toAuditEntry(row) : null;
+  }
+
+  /** @inheritdoc */
+  async latestAudit(key: string): Promise<AuditEntry | null> {
+    const row = await this.#prisma.auditEntry.findFirst({ where: { key }, orderBy: { id: "desc" } });
+    return row ? toAuditEntry(row) : null;
+  }
+
+  /**
+   * Audit entries, newest first, filtered; cursor pagination by entry id.
+   * @throws RangeError when `cursor` is not one this method returned.
+   */
+  async listAudit(query: AuditQuery = {}): Promise<AuditPage> {
+    const limit = query.limit ?? 50;
+    if (query.action !== undefined && !(OPERATOR_ACTIONS as readonly string[]).includes(query.action)) {
+      throw new RangeError(`action must be one of ${OPERATOR_ACTIONS.join(", ")}`);
+    }
+    let before: bigint | undefined;
+    if (query.cursor !== undefined) {
+      if (!/^[1-9][0-9]{0,18}$/.test(query.cursor)) throw new RangeError("cursor is not a cursor of this list");
+      before = BigInt(query.cursor);
+    }
+    const at: Prisma.DateTimeFilter = {};
+    if (query.fromEpochMs !== undefined) at.gte = new Date(query.fromEpochMs);
+    if (query.toEpochMs !== undefined) at.lt = new Date(query.toEpochMs);
+    const rows = await this.#prisma.auditEntry.findMany({
+      where: {
+        ...(query.operator !== undefined
+          ? { OR: [{ actorName: query.operator }, { actorKeyId: query.operator }] }
+          : {}),
+        ...(query.action !== undefined ? { action: query.action } : {}),
+        ...(query.tool !== undefined ? { tool: query.tool } : {}),
+        ...(Object.keys(at).length ? { at } : {}),
+        ...(before !== undefined ? { id: { lt: before } } : {}),
+      },
+      orderBy: { id: "desc" },
+      take: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    return {
+      entries: page.map(toAuditEntry),
+      nextCursor: rows.length > limit && page.length ? String(page[page.length - 1]?.id) : null,
+    };
+  }
+
+  /**
+   * Records in the human queue (`needs_human`), oldest first (by creation, then key); cursor pagination.
+   * @throws RangeError when `cursor` is not one this method returned.
+   */
+  async listNeedsHuman(query: { tool?: string; cursor?: string; limit?: number } = {}): Promise<QueuePage> {
+    const limit = query.limit ?? 100;
+    const values: unknown[] = [];
+    const where = ["needs_human"];
+    if (query.tool !== undefined) {
+      values.push(query.tool);
+      where.push(`tool = $${values.length}`);
+    }
+    if (query.cursor !== undefined) {
+      const m = /^(\d{1,15})\.([0-9a-f]{32})$/.exec(query.cursor);
+      if (!m) throw new RangeError("cursor is not a cursor of this list");
+      values.push(new Date(Number(m[1])), m[2]);
+      where.push(`(created_at, key) > ($${values.length - 1}::timestamptz, $${values.length})`);
+    }
+    values.push(limit + 1);
+    const rows = await this.#prisma.$queryRawUnsafe<RecordRow[]>(
+      `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE ${where.join(" AND ")}
+       ORDER BY created_at, key LIMIT $${values.length}`,
+      ...values,
+    );
+    const records = rows.slice(0, limit).map(toIntentRecord);
+    const last = records[records.length - 1];
+    return {
+      records,
+      nextCursor: rows.length > limit && last ? `${last.createdAtEpochMs}.${last.key}` : null,
+    };
+  }
+}
