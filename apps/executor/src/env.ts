@@ -15,6 +15,10 @@ const schema = z.object({
   TRISTATE_DATA_DIR: optionalString,
   /** Path of the tool catalog module (`tristate.config.ts`); absent: the built-in demo catalog. */
   TRISTATE_CONFIG: optionalString,
+  /** Base URL of the payment service the example catalog (`tristate.config.ts`) calls. */
+  TRISTATE_PAYMENTS_URL: z.preprocess(emptyAsUndefined, z.url().default("http://127.0.0.1:4201")),
+  /** Base URL of the mail service the example catalog (`tristate.config.ts`) calls. */
+  TRISTATE_MAIL_URL: z.preprocess(emptyAsUndefined, z.url().default("http://127.0.0.1:4202")),
   /** Longest budget one call may have, ms: a caller's later deadline is capped to it. */
   TRISTATE_MAX_BUDGET_MS: ms(120_000, 3_000, 3_600_000),
   /** Budget of a call that names no deadline, ms. */
@@ -33,6 +37,17 @@ const schema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString,
   OTEL_SERVICE_NAME: z.preprocess(emptyAsUndefined, z.string().default("tristate-executor")),
+  /** OTLP protocol (standard variable); `@opentelemetry/exporter-trace-otlp-http` sends `http/json`. */
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.preprocess(
+    emptyAsUndefined,
+    z.enum(["http/json", "http/protobuf", "grpc"]).optional(),
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.preprocess(
+    emptyAsUndefined,
+    z.enum(["http/json", "http/protobuf", "grpc"]).optional(),
+  ),
+  /** Set to `true` to turn tracing off even when an endpoint is set (standard variable). */
+  OTEL_SDK_DISABLED: z.preprocess(emptyAsUndefined, z.stringbool().default(false)),
 });
 
 /** The service's configuration, validated at start. */

@@ -7,6 +7,7 @@ import type { Env } from "./env.ts";
 import { createLogger } from "./logger.ts";
 import { createHttpServer } from "./server.ts";
 import { startSweeper } from "./sweeper-loop.ts";
+import { startTelemetry, type Telemetry } from "./telemetry.ts";
 import type { Services } from "./trpc/context.ts";
 
 /** A running executor service. */
@@ -18,6 +19,8 @@ export interface RunningService {
   embedded: boolean;
   /** The admin key created on this first start of an empty embedded database (shown once), else null. */
   firstAdminKey: string | null;
+  /** OpenTelemetry tracing (off unless an OTLP endpoint is configured). */
+  telemetry: Telemetry;
   /**
    * Graceful stop: refuses new requests, lets in-flight calls finish for up to the grace period
    * (calls still running then are handed over: their PENDING records carry deadlines, and any
@@ -33,7 +36,7 @@ export interface RunningService {
  */
 export async function startService(env: Env, overrides: { tools?: AnyTool[] } = {}): Promise<RunningService> {
   const logger = createLogger(env.LOG_LEVEL);
-  const tools = overrides.tools ?? (await loadCatalog(env.TRISTATE_CONFIG));
+  const tools = overrides.tools ?? (await loadCatalog(env.TRISTATE_CONFIG, env));
   const db = await openDatabase({
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
     ...(env.TRISTATE_DATA_DIR ? { dataDir: env.TRISTATE_DATA_DIR } : {}),
@@ -44,6 +47,8 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
   if (db.embedded && (await keys.count()) === 0) {
     firstAdminKey = (await keys.create({ name: "first admin (created at first start)", role: "admin" })).secret;
   }
+  // Before the executor: the core's spans then go to the SDK's tracer provider.
+  const telemetry = startTelemetry(env, logger);
   const executor = createExecutor({ store: db.store, tools });
   const services: Services = { env, executor, store: db.store, keys, logger, now: () => executor.clock.nowEpochMs() };
   const expectedMigrations = (await readdir(MIGRATIONS_DIR, { withFileTypes: true })).filter((d) =>
@@ -83,6 +88,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
     services,
     embedded: db.embedded,
     firstAdminKey,
+    telemetry,
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => http.server.close(() => resolve()));
@@ -98,6 +104,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
         await closed;
         await sweeper.stop();
         await db.close();
+        await telemetry.shutdown();
         logger.info("executor stopped");
       })();
       return closing;

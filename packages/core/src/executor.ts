@@ -1,4 +1,4 @@
-import { SpanStatusCode, type Tracer } from "@opentelemetry/api";
+import { type Span, SpanStatusCode, type Tracer } from "@opentelemetry/api";
 import type { ZodError } from "zod";
 import { CanonicalisationError } from "./canon.ts";
 import { classifyError } from "./classify.ts";
@@ -23,7 +23,15 @@ import {
   resolveIntent,
 } from "./operator.ts";
 import { reconcile } from "./reconcile.ts";
-import { defaultTracer, effectPhrase, envelopeFor, event, type ProbeOptions, type Runtime } from "./runtime.ts";
+import {
+  defaultTracer,
+  effectPhrase,
+  envelopeFor,
+  event,
+  loggableArgs,
+  type ProbeOptions,
+  type Runtime,
+} from "./runtime.ts";
 import { sendOnce } from "./send.ts";
 import type { AnyTool } from "./tool.ts";
 
@@ -178,7 +186,7 @@ async function call(rt: Runtime, input: CallInput): Promise<Envelope> {
     },
     async (span) => {
       try {
-        const envelope = await callInSpan(rt, input, span.spanContext().traceId);
+        const envelope = await callInSpan(rt, input, span);
         span.setAttributes({
           "tristate.idempotency_key": envelope.idempotency_key,
           "tristate.attempt": envelope.attempt,
@@ -200,7 +208,8 @@ async function call(rt: Runtime, input: CallInput): Promise<Envelope> {
   );
 }
 
-async function callInSpan(rt: Runtime, input: CallInput, traceId: string): Promise<Envelope> {
+async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<Envelope> {
+  const traceId = span.spanContext().traceId;
   const tool = rt.tools.get(input.tool);
   if (!tool) {
     return refusalEnvelope({
@@ -226,6 +235,12 @@ async function callInSpan(rt: Runtime, input: CallInput, traceId: string): Promi
   } else if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return invalidArgs(tool, input.tool, { field: "args", rule: "must be an object" });
   }
+  // Argument values go on the span only for fields the tool marks loggable.
+  const loggable = loggableArgs(tool, args);
+  span.setAttributes({
+    ...(tool.description ? { "gen_ai.tool.description": tool.description } : {}),
+    ...Object.fromEntries(Object.entries(loggable).map(([field, value]) => [`tristate.arg.${field}`, value])),
+  });
   let identity: Record<string, string>;
   try {
     identity = canonicalIdentity(args, tool.identity);

@@ -1,14 +1,147 @@
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { AnyTool } from "@tristate/core";
+import type { Env } from "../env.ts";
+import { CatalogError } from "./catalog-error.ts";
+import type { Catalog, CatalogDefinition } from "./define-catalog.ts";
+import { httpTool } from "./http-tool.ts";
+
+export { CatalogError } from "./catalog-error.ts";
 
 /**
- * Loads the tool catalog. Without `TRISTATE_CONFIG` the catalog is empty (the service starts, lists
- * no tools, and says so in its log).
- * @throws Error naming the tool and the field when the catalog is invalid.
+ * Loads the tool catalog from `configPath` (relative to the working directory): a module
+ * (`tristate.config.ts`; the service runs under tsx) whose default export — or named exports — is
+ * `{ tools?, httpTools?, httpToolFiles? }` or a function of the validated configuration returning it;
+ * or a `.json` file of declarative HTTP tools (`[...]` or `{ "httpTools": [...] }`). Without a path
+ * the catalog is empty (the service starts, lists no tools, and says so in its log).
+ * @param env the service's configuration, passed to a catalog function.
+ * @throws CatalogError naming the tool and the field when the catalog is invalid (bad declaration,
+ *   duplicate name, compensation naming a missing tool, URL template naming a field that is not an
+ *   argument), or the module when it cannot be loaded.
  */
-export async function loadCatalog(configPath: string | undefined): Promise<AnyTool[]> {
+export async function loadCatalog(configPath: string | undefined, env?: Env): Promise<AnyTool[]> {
   if (!configPath) return [];
-  const mod = (await import(configPath)) as { default?: { tools?: AnyTool[] }; tools?: AnyTool[] };
-  const tools = mod.default?.tools ?? mod.tools;
-  if (!Array.isArray(tools)) throw new Error(`${configPath}: must export { tools: [...] } (default or named export)`);
-  return tools;
+  const path = resolve(process.cwd(), configPath);
+  const catalog = path.endsWith(".json") ? jsonCatalog(await readJson(path), path) : await moduleCatalog(path, env);
+  return buildCatalog(catalog, dirname(path));
+}
+
+/**
+ * Validates a catalog and turns its declarative tools into tools.
+ * @param baseDir folder that `httpToolFiles` are relative to.
+ * @throws CatalogError as {@link loadCatalog}.
+ */
+export async function buildCatalog(
+  catalog: Catalog | { tools?: unknown; httpTools?: unknown; httpToolFiles?: unknown },
+  baseDir: string = process.cwd(),
+): Promise<AnyTool[]> {
+  const entries: { tool: AnyTool; where: string }[] = [];
+  const tools: unknown = catalog.tools ?? [];
+  if (!Array.isArray(tools)) throw new CatalogError(null, "tools", "must be an array of defineTool tools");
+  for (const [i, t] of tools.entries()) {
+    if (!isTool(t)) throw new CatalogError(null, `tools.${i}`, "must be a tool made with defineTool");
+    entries.push({ tool: t, where: `tools.${i}` });
+  }
+  const declared: { raw: unknown; where: string; index: number }[] = [];
+  const http: unknown = catalog.httpTools ?? [];
+  if (!Array.isArray(http)) throw new CatalogError(null, "httpTools", "must be an array of HTTP tool declarations");
+  http.forEach((raw, i) => {
+    declared.push({ raw, where: `httpTools.${i}`, index: i });
+  });
+  const files: unknown = catalog.httpToolFiles ?? [];
+  if (!Array.isArray(files) || files.some((f) => typeof f !== "string")) {
+    throw new CatalogError(null, "httpToolFiles", "must be an array of .json file paths");
+  }
+  for (const file of files as string[]) {
+    const path = resolve(baseDir, file);
+    const list = jsonCatalog(await readJson(path), path).httpTools ?? [];
+    list.forEach((raw, i) => {
+      declared.push({ raw, where: `${file}: httpTools.${i}`, index: i });
+    });
+  }
+  for (const d of declared) entries.push({ tool: httpTool(d.raw, d.index), where: d.where });
+
+  const byName = new Map<string, string>();
+  for (const { tool, where } of entries) {
+    const first = byName.get(tool.name);
+    if (first !== undefined) throw new CatalogError(tool.name, "name", `declared twice (${first} and ${where})`);
+    byName.set(tool.name, where);
+  }
+  for (const { tool } of entries) {
+    const target = tool.compensation?.tool;
+    if (target !== undefined && !byName.has(target)) {
+      throw new CatalogError(tool.name, "compensation.tool", `"${target}" is not in the catalog`);
+    }
+  }
+  return entries.map((e) => e.tool);
+}
+
+function isTool(t: unknown): t is AnyTool {
+  if (t === null || typeof t !== "object") return false;
+  const tool = t as Partial<AnyTool>;
+  return (
+    typeof tool.name === "string" &&
+    typeof tool.invoke === "function" &&
+    typeof tool.keyRetentionMs === "number" &&
+    typeof tool.identity === "object"
+  );
+}
+
+async function readJson(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new CatalogError(null, null, `cannot read ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CatalogError(null, null, `${path} is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function jsonCatalog(value: unknown, path: string): { httpTools?: unknown[] } {
+  if (Array.isArray(value)) return { httpTools: value };
+  if (value !== null && typeof value === "object") {
+    const keys = Object.keys(value);
+    const extra = keys.find((k) => k !== "httpTools" && k !== "$schema");
+    if (extra !== undefined) throw new CatalogError(null, extra, `unknown field in ${path} (expected "httpTools")`);
+    const list = (value as { httpTools?: unknown }).httpTools;
+    if (list !== undefined && !Array.isArray(list)) {
+      throw new CatalogError(null, "httpTools", `must be an array in ${path}`);
+    }
+    return list === undefined ? {} : { httpTools: list };
+  }
+  throw new CatalogError(null, null, `${path} must hold an array of HTTP tools or { "httpTools": [...] }`);
+}
+
+async function moduleCatalog(path: string, env: Env | undefined): Promise<Catalog> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (error) {
+    // defineTool validates at import time: name the tool and the field the same way.
+    const m = error instanceof TypeError ? /^defineTool\(("[^"]*")\): (\S+) (.*)$/s.exec(error.message) : null;
+    if (m) throw new CatalogError(JSON.parse(m[1] ?? '""'), m[2] ?? null, m[3] ?? "", { cause: error });
+    if (error instanceof CatalogError) throw error;
+    throw new CatalogError(null, null, `cannot load ${path}: ${(error as Error)?.message ?? String(error)}`, {
+      cause: error,
+    });
+  }
+  let def = (mod.default ?? mod) as CatalogDefinition | undefined;
+  if (typeof def === "function") {
+    if (!env)
+      throw new CatalogError(null, null, `${path}: its default export is a function, which needs the service's env`);
+    def = await def(env);
+  }
+  if (def === null || typeof def !== "object" || !("tools" in def || "httpTools" in def || "httpToolFiles" in def)) {
+    throw new CatalogError(
+      null,
+      null,
+      `${path}: must export { tools?, httpTools?, httpToolFiles? } (default or named exports)`,
+    );
+  }
+  return def;
 }

@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+// The `tristate` command (API keys for now): runs src/cli.ts through tsx, which loads the
+// workspace's TypeScript sources directly.
+import { register } from "tsx/esm/api";
+
+register();
+const { main } = await import("../src/cli.ts");
+const code = await main(process.argv.slice(2));
+// Exit once the output is written: idle database sockets must not keep the command waiting.
+process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));

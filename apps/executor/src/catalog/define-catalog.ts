@@ -1,0 +1,38 @@
+/**
+ * What a catalog module (`tristate.config.ts`) imports: `defineCatalog` and the pieces to declare
+ * tools (`defineTool`, `canon`, `callHttp`, errors, `z`), so the module needs no dependency of its own.
+ */
+import type { AnyTool } from "@tristate/core";
+import type { Env } from "../env.ts";
+import type { HttpToolDeclaration } from "./http-tool.ts";
+
+/** The contents of a catalog module. */
+export interface Catalog {
+  /** Tools made with `defineTool`. */
+  tools?: AnyTool[];
+  /** Declarative HTTP tools (the JSON format). */
+  httpTools?: HttpToolDeclaration[];
+  /** Paths of `.json` files of declarative HTTP tools (`[...]` or `{ "httpTools": [...] }`), relative to the module. */
+  httpToolFiles?: string[];
+}
+
+/** A catalog, or a function of the service's validated configuration that returns one. */
+export type CatalogDefinition = Catalog | ((env: Env) => Catalog | Promise<Catalog>);
+
+/** Identity function that types a catalog module's default export (a catalog, or a function of the env). */
+export function defineCatalog(catalog: CatalogDefinition): CatalogDefinition {
+  return catalog;
+}
+
+export {
+  AmbiguousError,
+  type AnyTool,
+  callHttp,
+  canon,
+  defineTool,
+  NotSentError,
+  RejectedError,
+} from "@tristate/core";
+export { z } from "zod";
+export type { Env } from "../env.ts";
+export type { FoundRule, HttpToolArg, HttpToolDeclaration } from "./http-tool.ts";
