@@ -24,7 +24,11 @@ describe("agents call the executor with plain JSON over HTTP", () => {
     expect(res.json.result.data).toMatchObject({ status: "SUCCEEDED", retry_safe: true, replayed: false, attempt: 1 });
     expect(res.json.result.data.idempotency_key).toMatch(/^[0-9a-f]{32}$/);
     const again = await stack.post("calls.execute", refund("step-1", { amount: "49.90", order_id: "a-1182" }));
-    expect(again.json.result.data).toMatchObject({ status: "SUCCEEDED", replayed: true, idempotency_key: res.json.result.data.idempotency_key });
+    expect(again.json.result.data).toMatchObject({
+      status: "SUCCEEDED",
+      replayed: true,
+      idempotency_key: res.json.result.data.idempotency_key,
+    });
     expect(stack.remote.effects).toHaveLength(1);
   });
 
@@ -35,7 +39,12 @@ describe("agents call the executor with plain JSON over HTTP", () => {
     expect(got.status).toBe(200);
     expect(got.json.result.data).toMatchObject({ key, status: "SUCCEEDED", runId: "run-http", stepId: "step-get" });
     const tools = await stack.get("tools.list", undefined, stack.keys.agent);
-    expect(tools.json.result.data[0]).toMatchObject({ name: "issue_refund", kind: "idempotent_by_key", identityFields: ["order_id", "amount"], hasKeyProbe: true });
+    expect(tools.json.result.data[0]).toMatchObject({
+      name: "issue_refund",
+      kind: "idempotent_by_key",
+      identityFields: ["order_id", "amount"],
+      hasKeyProbe: true,
+    });
     expect(tools.json.result.data[0].argsJsonSchema.properties.order_id).toBeTruthy();
     const rule = await stack.get("prompt.rule", undefined, stack.keys.agent);
     expect(rule.json.result.data.rule).toMatch(/retry_safe/);
@@ -67,10 +76,18 @@ describe("agents call the executor with plain JSON over HTTP", () => {
   });
 
   it("absurd deadlines are refused naming the field", async () => {
-    const past = await stack.post("calls.execute", { ...refund("d1"), budgetMs: undefined, deadlineEpochMs: Date.now() - 5000 });
+    const past = await stack.post("calls.execute", {
+      ...refund("d1"),
+      budgetMs: undefined,
+      deadlineEpochMs: Date.now() - 5000,
+    });
     expect(past.status).toBe(400);
     expect(past.json.error.data.field).toBe("deadlineEpochMs");
-    const years = await stack.post("calls.execute", { ...refund("d2"), budgetMs: undefined, deadlineEpochMs: Date.now() + 3 * 365 * 24 * 3600_000 });
+    const years = await stack.post("calls.execute", {
+      ...refund("d2"),
+      budgetMs: undefined,
+      deadlineEpochMs: Date.now() + 3 * 365 * 24 * 3600_000,
+    });
     expect(years.status).toBe(400);
     expect(years.json.error.data.field).toBe("deadlineEpochMs");
   });

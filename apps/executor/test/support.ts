@@ -11,14 +11,21 @@ export interface TestStack {
   db: TestDatabase;
   keys: Record<ApiKeyRole, string>;
   /** POST a procedure with a plain JSON body, as any agent would. */
-  post(path: string, body: unknown, key?: string | null, headers?: Record<string, string>): Promise<{ status: number; json: any }>;
+  post(
+    path: string,
+    body: unknown,
+    key?: string | null,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; json: any }>;
   /** GET a query procedure with `?input=<JSON>`. */
   get(path: string, input: unknown, key?: string | null): Promise<{ status: number; json: any }>;
   close(): Promise<void>;
 }
 
 /** Starts a stack. `env` overrides the service's variables; `tools` the catalog (default: the refund tool). */
-export async function startStack(options: { env?: Record<string, string>; tools?: (remote: FakeRemote) => AnyTool[] } = {}): Promise<TestStack> {
+export async function startStack(
+  options: { env?: Record<string, string>; tools?: (remote: FakeRemote) => AnyTool[] } = {},
+): Promise<TestStack> {
   const db = await createTestDatabase();
   const remote = await startFakeRemote();
   const env = readEnv({
@@ -34,10 +41,20 @@ export async function startStack(options: { env?: Record<string, string>; tools?
   for (const role of ["agent", "viewer", "operator", "admin"] as const) {
     keys[role] = (await store.create({ name: `${role} key`, role })).secret;
   }
-  const call = async (method: "GET" | "POST", url: string, body: string | undefined, key: string | null, headers: Record<string, string> = {}) => {
+  const call = async (
+    method: "GET" | "POST",
+    url: string,
+    body: string | undefined,
+    key: string | null,
+    headers: Record<string, string> = {},
+  ) => {
     const res = await fetch(url, {
       method,
-      headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+      headers: {
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...headers,
+      },
       ...(body !== undefined ? { body } : {}),
     });
     const text = await res.text();
@@ -57,7 +74,12 @@ export async function startStack(options: { env?: Record<string, string>; tools?
     post: (path, body, key = keys.agent, headers) =>
       call("POST", `${service.url}/trpc/${path}`, typeof body === "string" ? body : JSON.stringify(body), key, headers),
     get: (path, input, key = keys.viewer) =>
-      call("GET", `${service.url}/trpc/${path}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, undefined, key),
+      call(
+        "GET",
+        `${service.url}/trpc/${path}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`,
+        undefined,
+        key,
+      ),
     async close() {
       await service.close();
       await remote.close();
