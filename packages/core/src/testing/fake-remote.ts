@@ -19,6 +19,8 @@ export interface FakeRemoteOptions {
   now?: () => number;
   /** Id of the n-th committed effect (1-based), e.g. `(n) => \`RF-${n}\``. @default `fx_<n>` */
   idFormat?: (n: number) => string;
+  /** TCP port on 127.0.0.1. @default 0 (any free port) */
+  port?: number;
 }
 
 /** What the remote does with one POST. */
@@ -253,7 +255,7 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
-  server.listen(0, "127.0.0.1");
+  server.listen(options.port ?? 0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
   return Object.assign(remote, {

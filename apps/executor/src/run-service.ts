@@ -1,0 +1,29 @@
+import type { Env } from "./env.ts";
+import { type RunningService, startService } from "./service.ts";
+
+/**
+ * Starts the service for a command line: prints the first admin key (once, on an empty embedded
+ * database) and the URL, and stops gracefully on SIGTERM/SIGINT (exit 0, or 1 when stopping failed).
+ */
+export async function runService(env: Env): Promise<RunningService> {
+  const service = await startService(env);
+  if (service.firstAdminKey) {
+    process.stdout.write(
+      `\nFirst start on an empty database: created an admin API key. It is shown only this once:\n\n  ${service.firstAdminKey}\n\nCreate more with: pnpm tristate keys create --role agent|viewer|operator|admin --name NAME\n\n`,
+    );
+  }
+  process.stdout.write(`Tristate executor at ${service.url} (API under /trpc/, /healthz, /readyz)\n`);
+  const stop = (signal: string) => {
+    service.services.logger.info({ signal }, "stopping");
+    service.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        service.services.logger.error({ err: error }, "stop failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT"));
+  return service;
+}

@@ -1,0 +1,71 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address() as { port: number };
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+it("the README's main command starts the service on the embedded default with the example catalog", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "tristate-start-"));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_OPTIONS: "",
+    TRISTATE_DATA_DIR: dataDir,
+    PORT: "0",
+    LOG_LEVEL: "warn",
+    TRISTATE_PAYMENTS_URL: `http://127.0.0.1:${await freePort()}`,
+    TRISTATE_MAIL_URL: `http://127.0.0.1:${await freePort()}`,
+  };
+  delete env.DATABASE_URL;
+  delete env.TRISTATE_CONFIG;
+  const child = spawn(process.execPath, ["--import", "tsx", "src/start.ts"], {
+    cwd: join(import.meta.dirname, ".."),
+    env,
+  });
+  let out = "";
+  child.stdout.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  child.stderr.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  try {
+    const deadline = Date.now() + 60_000;
+    while (!/Tristate executor at (\S+)/.test(out) && Date.now() < deadline && child.exitCode === null) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const url = /Tristate executor at (\S+)/.exec(out)?.[1];
+    const key = /(ts_admin_[A-Za-z0-9_-]+)/.exec(out)?.[1];
+    expect(url, out).toBeTruthy();
+    expect(key, "the first start prints an admin key once").toBeTruthy();
+    const res = await fetch(`${url}/trpc/calls.execute`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify({
+        runId: "run-7",
+        stepId: "step-3",
+        tool: "issue_refund",
+        args: { order_id: "A-1182", amount: 49.9, currency: "EUR", reason: "arrived broken" },
+        budgetMs: 45_000,
+      }),
+    });
+    const body = (await res.json()) as { result: { data: { status: string; idempotency_key: string } } };
+    expect(res.status).toBe(200);
+    expect(body.result.data.status).toBe("SUCCEEDED");
+    expect(body.result.data.idempotency_key).toBe("a6c763d983f2bfeb6708a2a2494a12de"); // the source design's example key
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  } finally {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 90_000);
