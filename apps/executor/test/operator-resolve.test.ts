@@ -302,7 +302,7 @@ describe("operator actions over real HTTP on the real PostgreSQL (queue.*, audit
     expect(missing.status).toBe(404);
     const compensate = await post("queue.resolve", resolve(other, { action: "compensate" }), keys.ana);
     expect(compensate.status).toBe(409);
-    expect(compensate.json.error.message).toMatch(/issue 4/);
+    expect(compensate.json.error.message).toMatch(/rule 6/);
     expect(await service.services.store.get(other.key)).toMatchObject({ status: "UNKNOWN", version: other.version });
     expect(await auditOf(other.key)).toHaveLength(0);
   });

@@ -3,10 +3,12 @@ import type { ZodError } from "zod";
 import { CanonicalisationError } from "./canon.ts";
 import { classifyError } from "./classify.ts";
 import { type Clock, systemClock } from "./clock.ts";
+import type { ConfirmationVerifier } from "./confirmations.ts";
 import { DEFAULT_RESERVE_MS, Deadline, MIN_CALL_BUDGET_MS } from "./deadline.ts";
 import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
 import { canonicalIdentity, idempotencyKey } from "./idempotency-key.ts";
+import type { PlanStep } from "./intent-store.ts";
 import {
   type IntentError,
   type IntentRecord,
@@ -22,6 +24,7 @@ import {
   rerunProbes,
   resolveIntent,
 } from "./operator.ts";
+import { checkPolicies } from "./policies.ts";
 import { reconcile } from "./reconcile.ts";
 import {
   defaultTracer,
@@ -32,6 +35,7 @@ import {
   type ProbeOptions,
   type Runtime,
 } from "./runtime.ts";
+import { type AbortReport, abortRun, registeredCompensation, type SagaApi, type StepReport, undoStep } from "./saga.ts";
 import { sendOnce } from "./send.ts";
 import type { AnyTool } from "./tool.ts";
 
@@ -59,6 +63,11 @@ export interface ExecutorOptions {
   reserveMs?: number;
   /** Least budget (after the reserve) a call may start with, ms; below it the call is refused unsent. @default 1000 */
   minCallBudgetMs?: number;
+  /**
+   * Verifies confirmation tokens for tools with a `confirmation` policy (see
+   * `createConfirmationTokens`). Without it, every call above such a policy's threshold is refused.
+   */
+  confirmations?: ConfirmationVerifier;
 }
 
 /** One tool call from an agent. */
@@ -73,6 +82,8 @@ export interface CallInput {
   args: unknown;
   /** The turn's deadline (one per turn, shared by every call in it). */
   deadline: Deadline;
+  /** Proof that an operator or the end user confirmed this call, for tools with a confirmation policy. */
+  confirmationToken?: string;
 }
 
 /** The executor: one entry point per tool call. */
@@ -103,6 +114,29 @@ export interface Executor {
    * @throws OperatorActionError `NOT_FOUND` / `NOT_ALLOWED` (tool not in the catalog).
    */
   rerunProbes(key: string, timeoutMs?: number): Promise<ProbeRerunReport>;
+  /**
+   * Aborts a run (saga): reconciles its unsettled effects first, then compensates confirmed effects
+   * latest step first; irreversible ones get their corrective action or go to the human queue.
+   * Idempotent: a second abort replays the compensations. See `abortRun` in saga.ts.
+   * @throws TypeError for a missing run id or a deadline that is not a Deadline.
+   */
+  abortRun(runId: string, deadline: Deadline): Promise<AbortReport>;
+  /**
+   * Compensates one confirmed effect now (an operator's `compensate`); never an unconfirmed one.
+   * @throws Error when no record has this key.
+   */
+  compensate(key: string, deadline: Deadline): Promise<StepReport>;
+  /**
+   * Declares (or replaces) a run's plan: its steps in order. Irreversible steps are then refused
+   * while a later fallible step is not done.
+   * @throws TypeError naming the field for an invalid plan (empty ids, duplicate steps).
+   */
+  declarePlan(runId: string, steps: PlanStep[]): Promise<void>;
+  /**
+   * The idempotency key a call would get (to issue a confirmation token for it).
+   * @throws TypeError for an unknown tool, or arguments that fail the tool's schema or identity.
+   */
+  keyFor(input: Omit<CallInput, "deadline" | "confirmationToken">): string;
   /** The catalog by name. */
   readonly tools: ReadonlyMap<string, AnyTool>;
   /** The store this executor writes to. */
@@ -143,8 +177,13 @@ export function createExecutor(options: ExecutorOptions): Executor {
     durableOutcomes: options.durableOutcomes ?? false,
     reserveMs: options.reserveMs ?? DEFAULT_RESERVE_MS,
     minCallBudgetMs: options.minCallBudgetMs ?? MIN_CALL_BUDGET_MS,
+    confirmations: options.confirmations,
   };
   if (!(rt.reserveMs >= 0)) throw new TypeError("createExecutor: reserveMs must be ≥ 0 ms");
+  const saga: SagaApi = {
+    call: (input) => call(rt, input),
+    reconcileKey: (key, deadline) => reconcileKey(rt, key, deadline, "call"),
+  };
   return {
     call: (input) => call(rt, input),
     reconcileKey: (key, deadline, trigger = "call") => reconcileKey(rt, key, deadline, trigger),
@@ -155,9 +194,17 @@ export function createExecutor(options: ExecutorOptions): Executor {
           new TypeError("executor.resolve: pass an OperatorStore (the executor's store does not implement one)"),
         );
       }
-      return resolveIntent(rt, store, input);
+      return resolveIntent(rt, store, input, saga);
     },
     rerunProbes: (key, timeoutMs) => rerunProbes(rt, key, timeoutMs),
+    abortRun: (runId, deadline) => abortRun(rt, saga, runId, deadline),
+    compensate: async (key, deadline) => {
+      const record = await rt.store.get(key);
+      if (!record) throw new Error(`compensate: no intent record with key ${key}`);
+      return undoStep(rt, saga, record, deadline);
+    },
+    declarePlan: (runId, steps) => declarePlan(rt, runId, steps),
+    keyFor: (input) => keyFor(rt, input),
     tools,
     store: rt.store,
     clock: rt.clock,
@@ -254,6 +301,16 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
 
   if (tool.kind === "read_only") return callReadOnly(rt, tool, args, key, phrase, input.deadline);
 
+  const refused = await checkPolicies(rt, tool, {
+    runId: input.runId,
+    stepId: input.stepId,
+    args,
+    key,
+    effectPhrase: phrase,
+    confirmationToken: input.confirmationToken,
+  });
+  if (refused) return refused;
+
   let timeoutMs: number | null = null;
   let budgetError: IntentError | null = null;
   try {
@@ -300,7 +357,7 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
       identity,
       attempt: 1,
       deadlineEpochMs: input.deadline.epochMs,
-      compensation: tool.compensation ? { tool: tool.compensation.tool } : null,
+      compensation: registeredCompensation(tool),
       createdAtEpochMs: now,
       traceId: /^0+$/.test(traceId) ? null : traceId,
     },
@@ -522,6 +579,24 @@ async function reconcileKey(
   if (!record) throw new Error(`reconcileKey: no intent record with key ${key}`);
   const tool = rt.tools.get(record.tool);
   if (!tool) throw new Error(`reconcileKey: record ${key} names tool "${record.tool}", which is not in the catalog`);
+  if (record.status === "PENDING" && record.deadlineEpochMs < rt.clock.nowEpochMs()) {
+    // A call that never recorded its outcome (a crash): UNKNOWN now, then reconcile.
+    const taken = await rt.store.update(
+      key,
+      record.version,
+      {
+        status: "UNKNOWN",
+        error: {
+          code: "LEASE_EXPIRED",
+          message: "the call's deadline passed with no outcome recorded (crash or lost outcome)",
+        },
+      },
+      [event(rt, key, "lease_expired", { previousDeadlineEpochMs: record.deadlineEpochMs })],
+      rt.clock.nowEpochMs(),
+    );
+    if (!taken) return reconcileKey(rt, key, deadline, trigger);
+    return reconcile(rt, tool, taken, deadline, trigger);
+  }
   if (record.status !== "UNKNOWN") return envelopeFor(rt, record, true);
   return reconcile(rt, tool, record, deadline, trigger);
 }
@@ -541,4 +616,44 @@ function zodIssue(error: ZodError): { field: string; rule: string } {
   if (!issue) return { field: "args", rule: "are invalid" };
   const field = issue.path.length ? issue.path.map(String).join(".") : "args";
   return { field, rule: issue.message };
+}
+
+async function declarePlan(rt: Runtime, runId: string, steps: PlanStep[]): Promise<void> {
+  if (typeof runId !== "string" || !ID_RULE.test(runId))
+    throw new TypeError("declarePlan: runId must be a non-empty printable string");
+  if (!Array.isArray(steps) || steps.length === 0) throw new TypeError("declarePlan: steps must be a non-empty array");
+  const seen = new Set<string>();
+  steps.forEach((s, i) => {
+    if (typeof s?.stepId !== "string" || !ID_RULE.test(s.stepId))
+      throw new TypeError(`declarePlan: steps[${i}].stepId must be a non-empty printable string`);
+    if (typeof s.tool !== "string" || s.tool === "")
+      throw new TypeError(`declarePlan: steps[${i}].tool must name a tool`);
+    if (seen.has(s.stepId)) throw new TypeError(`declarePlan: steps[${i}].stepId "${s.stepId}" appears twice`);
+    seen.add(s.stepId);
+  });
+  await rt.store.savePlan(
+    runId,
+    steps.map((s) => ({ stepId: s.stepId, tool: s.tool })),
+    rt.clock.nowEpochMs(),
+  );
+}
+
+function keyFor(rt: Runtime, input: Omit<CallInput, "deadline" | "confirmationToken">): string {
+  const tool = rt.tools.get(input.tool);
+  if (!tool) throw new TypeError(`keyFor: tool "${input.tool}" is not in the catalog`);
+  let args: unknown = input.args;
+  if (tool.args) {
+    const parsed = tool.args.safeParse(input.args);
+    if (!parsed.success) {
+      const issue = zodIssue(parsed.error);
+      throw new TypeError(`keyFor: args.${issue.field} ${issue.rule}`);
+    }
+    args = parsed.data;
+  }
+  try {
+    return idempotencyKey(input.runId, input.stepId, tool.name, canonicalIdentity(args, tool.identity));
+  } catch (error) {
+    if (error instanceof CanonicalisationError) throw new TypeError(`keyFor: args.${error.field} ${error.rule}`);
+    throw error;
+  }
 }

@@ -14,6 +14,12 @@ export {
   parseRetryAfterMs,
 } from "./classify.ts";
 export { type Clock, systemClock } from "./clock.ts";
+export {
+  type ConfirmationTokens,
+  type ConfirmationVerifier,
+  createConfirmationTokens,
+  DEFAULT_CONFIRMATION_TTL_MS,
+} from "./confirmations.ts";
 export { DEFAULT_RESERVE_MS, Deadline, MIN_CALL_BUDGET_MS } from "./deadline.ts";
 export {
   buildEnvelope,
@@ -58,6 +64,7 @@ export {
   type OperatorApplyResult,
   type OperatorChange,
   type OperatorStore,
+  type PlanStep,
   type StoredIntentEvent,
   type WriteOptions,
 } from "./intent-store.ts";
@@ -83,6 +90,14 @@ export {
   waitingForHuman,
 } from "./operator.ts";
 export type { ProbeOptions } from "./runtime.ts";
+export {
+  type AbortReport,
+  COMPENSATE_STEP_PREFIX,
+  CORRECT_STEP_PREFIX,
+  isCompensationStep,
+  type StepOutcome,
+  type StepReport,
+} from "./saga.ts";
 export {
   INTENT_STATUSES,
   type IntentStatus,

@@ -108,6 +108,7 @@ export const INTENT_EVENT_TYPES = [
   "needs_human",
   "sweep",
   "human_action",
+  "compensation",
 ] as const;
 /** A timeline event type; see {@link INTENT_EVENT_TYPES}. */
 export type IntentEventType = (typeof INTENT_EVENT_TYPES)[number];
@@ -120,6 +121,12 @@ export interface IntentEvent {
   atEpochMs: number;
   /** Event detail, e.g. `{ outcome, code }` or `{ probe: "key", answer: "found" }`. */
   data: JsonObject;
+}
+
+/** One step of a run's declared plan. */
+export interface PlanStep {
+  stepId: string;
+  tool: string;
 }
 
 /** A stored event, with its sequence number (increasing per store). */
@@ -181,6 +188,15 @@ export interface IntentStore {
    * and a `lease_expired` (was PENDING) or `sweep` event.
    */
   claimStale(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Promise<IntentRecord[]>;
+  /** Every record of a run, oldest first (creation time, then key). */
+  listByRun(runId: string): Promise<IntentRecord[]>;
+  /**
+   * Stores (or replaces) a run's declared plan: its steps in order. Used to refuse irreversible
+   * steps while a later fallible step is not done (source design: "irreversible calls last").
+   */
+  savePlan(runId: string, steps: PlanStep[], nowEpochMs: number): Promise<void>;
+  /** The run's declared plan, or null. */
+  getPlan(runId: string): Promise<PlanStep[] | null>;
 }
 
 /** One row of the append-only operator audit: who did what to which record, before → after. */

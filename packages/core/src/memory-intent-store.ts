@@ -9,6 +9,7 @@ import type {
   OperatorApplyResult,
   OperatorChange,
   OperatorStore,
+  PlanStep,
   StoredIntentEvent,
 } from "./intent-store.ts";
 
@@ -21,6 +22,7 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
   readonly #records = new Map<string, IntentRecord>();
   readonly #events: StoredIntentEvent[] = [];
   #nextEventId = 1;
+  readonly #plans = new Map<string, PlanStep[]>();
   readonly #audit: AuditEntry[] = [];
 
   async claim(record: NewIntentRecord, events: IntentEvent[], nowEpochMs: number): Promise<ClaimResult> {
@@ -161,6 +163,22 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
   /** Every audit row, oldest first (tests). */
   async listAudit(): Promise<AuditEntry[]> {
     return this.#audit.map((a) => structuredClone(a));
+  }
+
+  async listByRun(runId: string): Promise<IntentRecord[]> {
+    return [...this.#records.values()]
+      .filter((r) => r.runId === runId)
+      .sort((a, b) => a.createdAtEpochMs - b.createdAtEpochMs || (a.key < b.key ? -1 : 1))
+      .map((r) => structuredClone(r));
+  }
+
+  async savePlan(runId: string, steps: PlanStep[]): Promise<void> {
+    this.#plans.set(runId, structuredClone(steps));
+  }
+
+  async getPlan(runId: string): Promise<PlanStep[] | null> {
+    const plan = this.#plans.get(runId);
+    return plan ? structuredClone(plan) : null;
   }
 
   #push(events: IntentEvent[]): void {

@@ -275,12 +275,12 @@ describe("operator actions (operator.ts) on MemoryIntentStore", () => {
     expect(res.envelope).toMatchObject({ status: "UNKNOWN", retry_safe: false });
   });
 
-  it("refuses compensate (issue 4) and resend of a read_only tool; unknown actions and bad input name the field", async () => {
+  it("refuses compensate of an unconfirmed effect (rule 6) and resend of a read_only tool; unknown actions and bad input name the field", async () => {
     const ex = executor();
     const record = await waiting(ex);
     const comp = await refusal(ex.resolve(input(record, { action: "compensate" })));
     expect(comp).toMatchObject({ code: "NOT_ALLOWED", field: "action" });
-    expect(comp.message).toMatch(/issue 4/);
+    expect(comp.message).toMatch(/rule 6/);
     const readOnly = refundTool(remote, { kind: "read_only" });
     expect(operatorOptions(record, readOnly, clock.nowEpochMs())).toMatchObject({
       resendAllowed: false,

@@ -5,6 +5,7 @@ import { isDeadlineExceededError } from "./errors.ts";
 import type { AuditEntry, IntentPatch, IntentRecord, OperatorStore } from "./intent-store.ts";
 import { type JsonObject, type JsonValue, toJson } from "./json.ts";
 import { envelopeFor, event, inSpan, type Runtime, timeoutSignal } from "./runtime.ts";
+import { type SagaApi, undoStep } from "./saga.ts";
 import { sendOnce } from "./send.ts";
 import { OPERATOR_ACTIONS, type OperatorAction } from "./statuses.ts";
 import type { AnyTool } from "./tool.ts";
@@ -207,7 +208,8 @@ function validate(input: OperatorActionInput): void {
  *   and sends it back to the queue if it cannot decide). Refused for `read_only` tools; allowed for
  *   `unsafe` ones (the human decides) with warnings, and `keyExpired` when the record is older than the
  *   tool's key retention;
- * - `compensate` → refused until issue 4 builds compensation (and never for an UNKNOWN, rule 6).
+ * - `compensate` → runs the declared compensation (or an irreversible tool's corrective) of a
+ *   confirmed (SUCCEEDED) effect as its own tool call; refused for anything not confirmed (rule 6).
  * Each action appends a `human_action` event `{ action, actor, actorKeyId, note, operatorActionId }`.
  * A repeated `operatorActionId` is answered from its audit row (`replayed: true`), never re-done;
  * for a resend, the answer waits (up to the resend's lease) for the first request's outcome.
@@ -219,6 +221,7 @@ export async function resolveIntent(
   rt: Runtime,
   store: OperatorStore,
   input: OperatorActionInput,
+  saga?: SagaApi,
 ): Promise<OperatorActionResult> {
   validate(input);
   const prior = await store.findAudit(input.operatorActionId);
@@ -228,6 +231,7 @@ export async function resolveIntent(
   if (!record) throw new OperatorActionError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
   if (record.version !== input.expectedVersion) throw await staleError(rt, store, record, input.expectedVersion);
   const now = rt.clock.nowEpochMs();
+  if (input.action === "compensate") return compensateAsOperator(rt, store, saga, record, input);
   if (!waitingForHuman(record, now)) {
     throw new OperatorActionError(
       "NOT_WAITING",
@@ -299,14 +303,6 @@ export async function resolveIntent(
       };
       break;
     }
-    case "compensate":
-      throw new OperatorActionError(
-        "NOT_ALLOWED",
-        tool?.compensation
-          ? `compensate is refused: tool "${record.tool}" declares the compensation "${tool.compensation.tool}", but running compensations arrives with issue 4; an UNKNOWN is never compensated (rule 6): confirm the effect first`
-          : `compensate is refused: tool "${record.tool}" declares no compensation (compensation arrives with issue 4)`,
-        { field: "action", detail: { tool: record.tool, compensation: tool?.compensation?.tool ?? null } },
-      );
   }
 
   const applied = await store.applyOperatorAction({
@@ -618,5 +614,77 @@ export async function rerunProbes(rt: Runtime, key: string, timeoutMs?: number):
     keyExpired,
     probes: answers,
     summary,
+  };
+}
+
+/** Default budget of a compensation an operator triggers, ms. */
+const OPERATOR_COMPENSATION_BUDGET_MS = 30_000;
+
+/**
+ * `compensate`: an operator reverses a confirmed effect. The action is audited (record version
+ * checked, `human_action` event, audit row) before the compensating call runs through the executor
+ * like any call (its own intent record, key derived from the original key, probes, three outcomes).
+ */
+async function compensateAsOperator(
+  rt: Runtime,
+  store: OperatorStore,
+  saga: SagaApi | undefined,
+  record: IntentRecord,
+  input: OperatorActionInput,
+): Promise<OperatorActionResult> {
+  const tool = rt.tools.get(record.tool);
+  const spec = tool?.irreversible ? tool.corrective : tool?.compensation;
+  const refuse = (why: string): never => {
+    throw new OperatorActionError("NOT_ALLOWED", `compensate is refused: ${why}; nothing was changed`, {
+      field: "action",
+      detail: { status: record.status, tool: record.tool, compensation: spec?.tool ?? null },
+    });
+  };
+  if (!saga) refuse("this executor cannot run compensations here");
+  if (record.status === "UNKNOWN" || record.status === "PENDING") {
+    refuse(`the effect is ${record.status}, and an unconfirmed effect is never compensated (rule 6): settle it first`);
+  }
+  if (record.status === "FAILED_NO_EFFECT") refuse("the effect did not happen; there is nothing to undo");
+  if (!spec) refuse(`tool "${record.tool}" declares no ${tool?.irreversible ? "corrective action" : "compensation"}`);
+  const now = rt.clock.nowEpochMs();
+  const applied = await store.applyOperatorAction({
+    key: record.key,
+    expectedVersion: record.version,
+    patch: { needsHuman: false },
+    events: [
+      event(rt, record.key, "human_action", {
+        action: input.action,
+        actor: input.actor.name,
+        actorKeyId: input.actor.keyId,
+        note: input.note,
+        operatorActionId: input.operatorActionId,
+        fromStatus: record.status,
+        compensation: spec!.tool,
+      }),
+    ],
+    nowEpochMs: now,
+    audit: {
+      operatorActionId: input.operatorActionId,
+      actorKeyId: input.actor.keyId,
+      actorName: input.actor.name,
+      action: input.action,
+      note: input.note,
+    },
+  });
+  if (applied.kind === "duplicate") return replay(rt, applied.audit, input);
+  if (applied.kind === "stale") {
+    if (!applied.current) throw new OperatorActionError("NOT_FOUND", `no intent record with key ${input.key}`);
+    throw await staleError(rt, store, applied.current, input.expectedVersion);
+  }
+  const deadline = input.deadline ?? Deadline.after(OPERATOR_COMPENSATION_BUDGET_MS, rt.clock);
+  const report = await undoStep(rt, saga!, applied.record, deadline);
+  const after = (await rt.store.get(record.key)) ?? applied.record;
+  return {
+    record: after,
+    envelope: report.compensation ?? envelopeFor(rt, after, false, report.message),
+    replayed: false,
+    audit: applied.audit,
+    keyExpired: false,
+    warnings: report.outcome === "compensated" || report.outcome === "corrected" ? [] : [report.message],
   };
 }

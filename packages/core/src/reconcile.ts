@@ -5,6 +5,7 @@ import { isDeadlineExceededError } from "./errors.ts";
 import type { IntentError, IntentEvent, IntentRecord } from "./intent-store.ts";
 import { toJson } from "./json.ts";
 import { envelopeFor, event, inSpan, type Runtime, timeoutSignal } from "./runtime.ts";
+import { registeredCompensation } from "./saga.ts";
 import { sendOnce } from "./send.ts";
 import type { ReasonCode } from "./statuses.ts";
 import type { AnyTool } from "./tool.ts";
@@ -74,7 +75,7 @@ export async function reconcile(
           const answer = await runProbe(rt, tool, record, kind, probe, timeoutMs, i + 1);
           events.push(answer.event);
           if (answer.kind === "found") {
-            return settleFound(rt, record, answer.found, events);
+            return settleFound(rt, record, tool, answer.found, events);
           }
           if (answer.kind === "failed") {
             lastFailure = { code: "PROBE_FAILED", message: answer.message };
@@ -166,6 +167,7 @@ async function runProbe(
 async function settleFound(
   rt: Runtime,
   record: IntentRecord,
+  tool: AnyTool | undefined,
   found: unknown,
   events: IntentEvent[],
 ): Promise<Envelope> {
@@ -179,7 +181,15 @@ async function settleFound(
   const updated = await rt.store.update(
     record.key,
     record.version,
-    { status: "SUCCEEDED", result, resolution: "found", needsHuman: false, error: null, finishedAtEpochMs: now },
+    {
+      status: "SUCCEEDED",
+      result,
+      resolution: "found",
+      needsHuman: false,
+      error: null,
+      finishedAtEpochMs: now,
+      ...(record.compensation && tool ? { compensation: registeredCompensation(tool, record.args, result) } : {}),
+    },
     [...events, event(rt, record.key, "outcome", { outcome: "SUCCEEDED", resolution: "found" })],
     now,
   );

@@ -1,5 +1,6 @@
 import { SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
 import type { Clock } from "./clock.ts";
+import type { ConfirmationVerifier } from "./confirmations.ts";
 import type { Deadline } from "./deadline.ts";
 import { buildEnvelope, type Envelope } from "./envelope.ts";
 import { readPath } from "./idempotency-key.ts";
@@ -32,6 +33,8 @@ export interface Runtime {
   reserveMs: number;
   /** Least budget a call may start with after the reserve, ms. */
   minCallBudgetMs: number;
+  /** Verifies confirmation tokens for tools with a confirmation policy; absent: every such call is refused. */
+  confirmations: ConfirmationVerifier | undefined;
 }
 
 export const TRACER_NAME = "@tristate/core";

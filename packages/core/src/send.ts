@@ -4,6 +4,7 @@ import type { Envelope } from "./envelope.ts";
 import type { IntentError, IntentRecord } from "./intent-store.ts";
 import { toJson } from "./json.ts";
 import { envelopeFor, event, inSpan, type Runtime, timeoutSignal } from "./runtime.ts";
+import { registeredCompensation } from "./saga.ts";
 import type { Resolution } from "./statuses.ts";
 import type { AnyTool } from "./tool.ts";
 
@@ -73,6 +74,7 @@ export async function sendOnce(
             resolution: options.resolutionOnSuccess,
             needsHuman: false,
             finishedAtEpochMs: now,
+            ...(record.compensation ? { compensation: registeredCompensation(tool, record.args, result) } : {}),
           },
           [sent, event(rt, record.key, "outcome", { outcome: "SUCCEEDED", durationMs: now - sentAt })],
           now,

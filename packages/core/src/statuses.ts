@@ -56,6 +56,8 @@ export const REASON_CODES = [
   "INVALID_ARGUMENTS",
   "UNKNOWN_TOOL",
   "IDEMPOTENCY_CONFLICT",
+  "CONFIRMATION_REQUIRED",
+  "IRREVERSIBLE_BEFORE_FALLIBLE",
   // UNKNOWN: the request may have been delivered
   "READ_TIMEOUT",
   "RESET_AFTER_WRITE",
@@ -69,6 +71,9 @@ export const REASON_CODES = [
   "KEY_RETENTION_EXPIRED",
   // operator
   "OPERATOR_CONFIRMED_NO_EFFECT",
+  // compensation (sagas)
+  "COMPENSATION_FAILED",
+  "IRREVERSIBLE_NEEDS_CORRECTION",
 ] as const;
 /** A reason code; see {@link REASON_CODES}. */
 export type ReasonCode = (typeof REASON_CODES)[number];

@@ -71,8 +71,21 @@ export interface ToolSpec<A = Record<string, unknown>, R = unknown> {
   probeByIdentity?(args: A, ctx: ProbeContext): Promise<unknown>;
   /** How to undo the effect; registered with the intent before the call. */
   compensation?: CompensationSpec<A, R>;
-  /** True for effects that cannot be undone (a sent email); put them last in a plan. */
+  /** True for effects that cannot be undone (a sent email); put them last in a plan. Never compensated. */
   irreversible?: boolean;
+  /**
+   * For an irreversible tool: the corrective action an abort runs instead of a compensation (e.g. a
+   * correction e-mail). Without one, an abort puts the confirmed effect in the human queue.
+   */
+  corrective?: CompensationSpec<A, R>;
+  /**
+   * A confirmation policy on the arguments: return a reason (e.g. "refunds over 100.00 EUR need
+   * confirmation") when this call needs a confirmation token from an operator or the end user, or
+   * false when it does not. Without a valid token the call is refused (FAILED_NO_EFFECT,
+   * `CONFIRMATION_REQUIRED`) and nothing is sent. Source: the source design's "require confirmation
+   * for them when the stakes are high".
+   */
+  confirmation?(args: A): string | false;
   /**
    * Whether absent probes justify a resend with the same key. Default: true for
    * `idempotent_by_key` (the remote dedupes a resend even if the original is still in flight),
@@ -127,6 +140,19 @@ export function defineTool<A = Record<string, unknown>, R = unknown>(spec: ToolS
   }
   if (spec.kind !== "read_only" && Object.keys(identity).length === 0) {
     fail(name, "identity", "must declare at least one field for a side-effecting tool");
+  }
+  if (spec.compensation !== undefined && spec.irreversible) {
+    fail(name, "compensation", "cannot be declared on an irreversible tool (declare a corrective instead)");
+  }
+  if (spec.corrective !== undefined) {
+    if (!spec.irreversible) fail(name, "corrective", "is only for irreversible tools (declare a compensation instead)");
+    if (typeof spec.corrective.tool !== "string" || !NAME_RULE.test(spec.corrective.tool)) {
+      fail(name, "corrective.tool", "must name a tool");
+    }
+    if (typeof spec.corrective.args !== "function") fail(name, "corrective.args", "must be a function");
+  }
+  if (spec.confirmation !== undefined && typeof spec.confirmation !== "function") {
+    fail(name, "confirmation", "must be a function of the arguments");
   }
   if (spec.compensation !== undefined) {
     if (typeof spec.compensation.tool !== "string" || !NAME_RULE.test(spec.compensation.tool)) {

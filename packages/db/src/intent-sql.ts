@@ -69,6 +69,15 @@ export function getSql(key: string): Statement {
   };
 }
 
+/** A run's records, oldest first. */
+export function listByRunSql(runId: string): Statement {
+  return {
+    name: "tristate_list_by_run_v1",
+    text: `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE run_id = $1 ORDER BY created_at, key`,
+    values: [runId],
+  };
+}
+
 type PatchKey = keyof IntentPatch;
 
 /** How each patch field is written: its column and SQL cast, and how its value becomes a parameter. */

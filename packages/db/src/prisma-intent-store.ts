@@ -6,6 +6,7 @@ import type {
   IntentRecord,
   IntentStore,
   NewIntentRecord,
+  PlanStep,
   StoredIntentEvent,
   WriteOptions,
 } from "@tristate/core";
@@ -13,7 +14,7 @@ import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
 import { type Prisma, PrismaClient } from "./generated/prisma/client.ts";
 import { type RecordRow, toIntentRecord, toStoredEvent } from "./intent-row.ts";
-import { claimSql, claimStaleSql, existingSql, getSql, type Statement, updateSql } from "./intent-sql.ts";
+import { claimSql, claimStaleSql, existingSql, getSql, listByRunSql, type Statement, updateSql } from "./intent-sql.ts";
 
 /** Options of {@link PrismaIntentStore}. */
 export interface PrismaIntentStoreOptions {
@@ -81,6 +82,27 @@ export class PrismaIntentStore implements IntentStore {
   }
 
   /** @inheritdoc */
+  /** @inheritdoc */
+  async listByRun(runId: string): Promise<IntentRecord[]> {
+    return (await this.#query(listByRunSql(runId))).map(toIntentRecord);
+  }
+
+  /** @inheritdoc */
+  async savePlan(runId: string, steps: PlanStep[], nowEpochMs: number): Promise<void> {
+    const updatedAt = new Date(nowEpochMs);
+    await this.prisma.runPlan.upsert({
+      where: { runId },
+      create: { runId, steps: steps as unknown as Prisma.InputJsonValue, updatedAt },
+      update: { steps: steps as unknown as Prisma.InputJsonValue, updatedAt },
+    });
+  }
+
+  /** @inheritdoc */
+  async getPlan(runId: string): Promise<PlanStep[] | null> {
+    const row = await this.prisma.runPlan.findUnique({ where: { runId } });
+    return row ? (row.steps as unknown as PlanStep[]) : null;
+  }
+
   async get(key: string): Promise<IntentRecord | null> {
     const [row] = await this.#query(getSql(key));
     return row ? toIntentRecord(row) : null;

@@ -1,0 +1,79 @@
+import { type Envelope, refusalEnvelope } from "./envelope.ts";
+import type { IntentRecord } from "./intent-store.ts";
+import type { Runtime } from "./runtime.ts";
+import type { AnyTool } from "./tool.ts";
+
+/** The call as the policies see it. */
+export interface PolicyInput {
+  runId: string;
+  stepId: string;
+  args: unknown;
+  key: string;
+  effectPhrase: string;
+  confirmationToken: string | undefined;
+}
+
+/**
+ * Pre-flight policies, checked before anything is written or sent (issue 4):
+ * - a tool's confirmation policy: above its threshold, a valid confirmation token is required;
+ * - irreversible calls last: an irreversible step is refused while a later step of the run's
+ *   declared plan is fallible (has a side effect) and not yet done.
+ * A call whose record already exists is not refused (its repeat replays or reconciles).
+ * @returns a FAILED_NO_EFFECT envelope when refused, else null.
+ */
+export async function checkPolicies(rt: Runtime, tool: AnyTool, input: PolicyInput): Promise<Envelope | null> {
+  const refusal = confirmationRefusal(rt, tool, input) ?? (await planRefusal(rt, tool, input));
+  if (!refusal) return null;
+  const prior = await rt.store.get(input.key);
+  return prior ? null : refusal;
+}
+
+function confirmationRefusal(rt: Runtime, tool: AnyTool, input: PolicyInput): Envelope | null {
+  if (!tool.confirmation) return null;
+  const reason = tool.confirmation(input.args);
+  if (reason === false) return null;
+  const token = input.confirmationToken;
+  if (token !== undefined && rt.confirmations?.verify(token, input.key, rt.clock.nowEpochMs())) return null;
+  return refusalEnvelope({
+    key: input.key,
+    effectPhrase: input.effectPhrase,
+    error: {
+      code: "CONFIRMATION_REQUIRED",
+      message: `${reason}; ${token === undefined ? "no confirmation token was given" : "the confirmation token is invalid, expired or for another call"}`,
+      field: "confirmationToken",
+      rule: "must be a valid confirmation token for this call (idempotency key)",
+    },
+    retrySafe: true,
+    message: `This needs confirmation first (${reason}). Nothing was sent. Ask the user or an operator to confirm, then call again with the confirmation token.`,
+  });
+}
+
+async function planRefusal(rt: Runtime, tool: AnyTool, input: PolicyInput): Promise<Envelope | null> {
+  if (!tool.irreversible) return null;
+  const plan = await rt.store.getPlan(input.runId);
+  if (!plan) return null;
+  const index = plan.findIndex((s) => s.stepId === input.stepId);
+  if (index < 0) return null;
+  const later = plan.slice(index + 1).filter((s) => {
+    const t = rt.tools.get(s.tool);
+    return !t || t.kind !== "read_only"; // unknown tools count as fallible: when unsure, refuse
+  });
+  if (later.length === 0) return null;
+  const records = await rt.store.listByRun(input.runId);
+  const done = (stepId: string) => records.some((r: IntentRecord) => r.stepId === stepId && r.status === "SUCCEEDED");
+  const pending = later.filter((s) => !done(s.stepId));
+  if (pending.length === 0) return null;
+  const names = pending.map((s) => `${s.stepId} (${s.tool})`).join(", ");
+  return refusalEnvelope({
+    key: input.key,
+    effectPhrase: input.effectPhrase,
+    error: {
+      code: "IRREVERSIBLE_BEFORE_FALLIBLE",
+      message: `${tool.name} cannot be undone, and later steps of the plan may still fail: ${names}`,
+      field: "stepId",
+      rule: "an irreversible step must come after every fallible step of the plan",
+    },
+    retrySafe: true,
+    message: `Do the steps that may still fail first (${names}); send ${tool.name} last, once they succeeded. Nothing was sent.`,
+  });
+}

@@ -1,0 +1,300 @@
+import { Deadline } from "./deadline.ts";
+import type { Envelope } from "./envelope.ts";
+import type { CallInput } from "./executor.ts";
+import type { IntentRecord } from "./intent-store.ts";
+import { type JsonValue, toJson } from "./json.ts";
+import { effectPhrase, event, inSpan, type Runtime } from "./runtime.ts";
+import type { AnyTool, CompensationSpec } from "./tool.ts";
+
+/** Step ids of compensating and corrective calls: `compensate:<original key>`, `correct:<original key>`. */
+export const COMPENSATE_STEP_PREFIX = "compensate:";
+export const CORRECT_STEP_PREFIX = "correct:";
+
+/** True for records of compensating or corrective calls (they are not themselves compensated). */
+export function isCompensationStep(stepId: string): boolean {
+  return stepId.startsWith(COMPENSATE_STEP_PREFIX) || stepId.startsWith(CORRECT_STEP_PREFIX);
+}
+
+/**
+ * The compensation spec registered on the intent record before the call (the source design's
+ * first rule): the compensating tool, its arguments once the effect is confirmed (fields from the
+ * result are filled in then), and later the compensation's key and outcome.
+ */
+export function registeredCompensation(tool: AnyTool, args?: unknown, result?: unknown): JsonValue | null {
+  const spec = tool.irreversible ? tool.corrective : tool.compensation;
+  if (!spec) return null;
+  let filled: JsonValue | null = null;
+  if (args !== undefined) {
+    try {
+      filled = (toJson(spec.args(args, result)) ?? null) as JsonValue;
+    } catch {
+      filled = null; // built again (and reported) when an abort needs it
+    }
+  }
+  return { tool: spec.tool, kind: tool.irreversible ? "corrective" : "compensation", args: filled };
+}
+
+/** What an abort did with one step of the run. */
+export type StepOutcome =
+  /** The confirmed effect was reversed (now, or by an earlier abort: its compensation replayed). */
+  | "compensated"
+  /** An irreversible effect was followed by its corrective action. */
+  | "corrected"
+  /** The step had no effect (FAILED_NO_EFFECT): nothing to undo. */
+  | "no_effect"
+  /** Still UNKNOWN after reconciliation: never compensated blindly (rule 6); in the human queue. */
+  | "not_confirmed"
+  /** A call for this step is still in flight (PENDING within its lease): abort again later. */
+  | "in_flight"
+  /** Confirmed, but the tool declares no compensation: left as is. */
+  | "no_compensation"
+  /** Irreversible without a corrective tool: in the human queue. */
+  | "needs_correction"
+  /** The compensation (or correction) ended FAILED_NO_EFFECT or could not be built: in the human queue. */
+  | "compensation_failed"
+  /** The compensation (or correction) ended UNKNOWN: reconciled like any call; in the human queue if undecided. */
+  | "compensation_unknown";
+
+/** One step of an abort report. */
+export interface StepReport {
+  stepId: string;
+  tool: string;
+  /** The original call's idempotency key. */
+  key: string;
+  /** The original record's status after reconciliation. */
+  status: IntentRecord["status"];
+  outcome: StepOutcome;
+  /** The compensating (or corrective) call's envelope, when one was called. */
+  compensation?: Envelope;
+  /** One sentence for the model. */
+  message: string;
+}
+
+/** What `abortRun` did: an entry per step (latest first, the order compensations run in) and a summary. */
+export interface AbortReport {
+  runId: string;
+  steps: StepReport[];
+  /** True when every confirmed effect was compensated or corrected and nothing is left undecided. */
+  complete: boolean;
+  /** Steps a person must look at (in the human queue). */
+  needsHuman: number;
+  /** A paragraph the model can read and relay. */
+  summary: string;
+}
+
+/** The executor operations the saga needs. */
+export interface SagaApi {
+  call(input: CallInput): Promise<Envelope>;
+  reconcileKey(key: string, deadline: Deadline): Promise<Envelope>;
+}
+
+/**
+ * Aborts a run (the saga pattern; source design "Compensation for a single call" and DESIGN.md
+ * rule 6): reconciles every UNKNOWN or stale PENDING effect of the run first; then, latest step
+ * first, compensates confirmed effects through their declared compensation — itself a tool call with
+ * its own intent record, a key derived from the original key, the caller's deadline, probes and the
+ * three outcomes; irreversible effects get their corrective action or go to the human queue.
+ * Effects that are not confirmed are never compensated. Calling it twice does nothing twice: the
+ * compensations replay.
+ * @throws TypeError for a missing run id or a deadline that is not a Deadline.
+ */
+export async function abortRun(rt: Runtime, api: SagaApi, runId: string, deadline: Deadline): Promise<AbortReport> {
+  if (typeof runId !== "string" || runId === "") throw new TypeError("abortRun: runId must be a non-empty string");
+  if (!(deadline instanceof Deadline)) throw new TypeError("abortRun: deadline must be a Deadline");
+  return inSpan(rt, `abort_run ${runId}`, { "tristate.run_id": runId }, async () => {
+    const originals = () => rt.store.listByRun(runId).then((rs) => rs.filter((r) => !isCompensationStep(r.stepId)));
+    // 1. Reconcile first: never compensate an UNKNOWN.
+    for (const r of await originals()) {
+      const stale = r.status === "PENDING" && r.deadlineEpochMs < rt.clock.nowEpochMs();
+      if (r.status === "UNKNOWN" || stale) await api.reconcileKey(r.key, deadline);
+    }
+    // 2. Compensate confirmed effects, latest step first.
+    const steps: StepReport[] = [];
+    for (const r of (await originals()).reverse()) {
+      steps.push(await undoStep(rt, api, r, deadline));
+    }
+    const needsHuman = steps.filter((s) =>
+      ["not_confirmed", "needs_correction", "compensation_failed", "compensation_unknown"].includes(s.outcome),
+    ).length;
+    const inFlight = steps.filter((s) => s.outcome === "in_flight").length;
+    return { runId, steps, complete: needsHuman === 0 && inFlight === 0, needsHuman, summary: summarise(runId, steps) };
+  });
+}
+
+/**
+ * Compensates one confirmed effect (an abort's step, or an operator's `compensate`).
+ * @returns the step report; never throws for a record's state.
+ */
+export async function undoStep(
+  rt: Runtime,
+  api: SagaApi,
+  record: IntentRecord,
+  deadline: Deadline,
+): Promise<StepReport> {
+  const base = { stepId: record.stepId, tool: record.tool, key: record.key, status: record.status };
+  const tool = rt.tools.get(record.tool);
+  const phrase = effectPhrase(tool, record.tool, record.args, record.identity);
+  switch (record.status) {
+    case "FAILED_NO_EFFECT":
+      return { ...base, outcome: "no_effect", message: `${phrase} did not happen; nothing to undo.` };
+    case "PENDING":
+      return {
+        ...base,
+        outcome: "in_flight",
+        message: `${phrase} is still in flight; abort again once it has an outcome.`,
+      };
+    case "UNKNOWN":
+      return {
+        ...base,
+        outcome: "not_confirmed",
+        message: `${phrase} may or may not have happened; it is not compensated blindly and waits for an operator.`,
+      };
+    case "SUCCEEDED":
+      break;
+  }
+  if (!tool) {
+    return {
+      ...base,
+      outcome: "needs_correction",
+      message: `${phrase}: tool ${record.tool} is no longer in the catalog; an operator must undo it.`,
+    };
+  }
+  const corrective = Boolean(tool.irreversible);
+  const spec: CompensationSpec<unknown, unknown> | undefined = corrective ? tool.corrective : tool.compensation;
+  if (!spec) {
+    if (!corrective) {
+      return {
+        ...base,
+        outcome: "no_compensation",
+        message: `${phrase} happened; ${tool.name} declares no compensation, so it stays.`,
+      };
+    }
+    await markForHuman(
+      rt,
+      record,
+      "IRREVERSIBLE_NEEDS_CORRECTION",
+      `${phrase} cannot be undone and has no corrective action`,
+    );
+    return {
+      ...base,
+      outcome: "needs_correction",
+      message: `${phrase} cannot be undone; an operator has been asked to correct it.`,
+    };
+  }
+  let args: Record<string, unknown>;
+  try {
+    args = spec.args(record.args, record.result);
+  } catch (error) {
+    await markForHuman(
+      rt,
+      record,
+      "COMPENSATION_FAILED",
+      `the compensation's arguments could not be built: ${String(error)}`,
+    );
+    return {
+      ...base,
+      outcome: "compensation_failed",
+      message: `${phrase}: the compensation could not be prepared; an operator has been asked to undo it.`,
+    };
+  }
+  const envelope = await api.call({
+    runId: record.runId,
+    stepId: `${corrective ? CORRECT_STEP_PREFIX : COMPENSATE_STEP_PREFIX}${record.key}`,
+    tool: spec.tool,
+    args,
+    deadline,
+  });
+  await noteCompensation(rt, record.key, { tool: spec.tool, args, envelope, corrective });
+  switch (envelope.status) {
+    case "SUCCEEDED":
+      return {
+        ...base,
+        outcome: corrective ? "corrected" : "compensated",
+        compensation: envelope,
+        message: `${phrase} was ${corrective ? "followed by its correction" : "reversed"} (${spec.tool}${envelope.replayed ? ", already done earlier" : ""}).`,
+      };
+    case "FAILED_NO_EFFECT":
+      if (envelope.attempt > 0)
+        await markKeyForHuman(rt, envelope.idempotency_key, envelope.error?.message ?? "failed");
+      return {
+        ...base,
+        outcome: "compensation_failed",
+        compensation: envelope,
+        message: `${phrase} could not be reversed: ${spec.tool} failed (${envelope.error?.code ?? "failed"}); an operator has been asked to handle it.`,
+      };
+    case "UNKNOWN":
+      return {
+        ...base,
+        outcome: "compensation_unknown",
+        compensation: envelope,
+        message: `${phrase}: its reversal (${spec.tool}) may or may not have happened; it is being reconciled, and an operator will decide if it cannot be.`,
+      };
+  }
+}
+
+/** Writes the compensation's key and outcome onto the original record (for the dashboard and counts). */
+async function noteCompensation(
+  rt: Runtime,
+  key: string,
+  c: { tool: string; args: Record<string, unknown>; envelope: Envelope; corrective: boolean },
+): Promise<void> {
+  const spec = {
+    tool: c.tool,
+    args: (toJson(c.args) ?? null) as JsonValue,
+    kind: c.corrective ? "corrective" : "compensation",
+    key: c.envelope.idempotency_key,
+    status: c.envelope.status,
+    needsHuman: c.envelope.status !== "SUCCEEDED",
+    atEpochMs: rt.clock.nowEpochMs(),
+  };
+  for (let i = 0; i < 5; i++) {
+    const current = await rt.store.get(key);
+    if (!current) return;
+    const now = rt.clock.nowEpochMs();
+    const ev = event(rt, key, "compensation", { tool: c.tool, key: spec.key, status: spec.status, kind: spec.kind });
+    if (await rt.store.update(key, current.version, { compensation: spec }, [ev], now)) return;
+  }
+}
+
+async function markForHuman(
+  rt: Runtime,
+  record: IntentRecord,
+  code: "IRREVERSIBLE_NEEDS_CORRECTION" | "COMPENSATION_FAILED",
+  why: string,
+): Promise<void> {
+  const now = rt.clock.nowEpochMs();
+  const current = (await rt.store.get(record.key)) ?? record;
+  if (current.needsHuman) return;
+  await rt.store.update(
+    record.key,
+    current.version,
+    { needsHuman: true, error: { code, message: why } },
+    [event(rt, record.key, "needs_human", { code, reason: why })],
+    now,
+  );
+}
+
+async function markKeyForHuman(rt: Runtime, key: string, why: string): Promise<void> {
+  const record = await rt.store.get(key);
+  if (record && !record.needsHuman)
+    await markForHuman(rt, record, "COMPENSATION_FAILED", `the compensation failed: ${why}`);
+}
+
+function summarise(runId: string, steps: StepReport[]): string {
+  const count = (o: StepOutcome) => steps.filter((s) => s.outcome === o).length;
+  const parts = [
+    [count("compensated"), "effect(s) reversed"],
+    [count("corrected"), "irreversible effect(s) followed by a correction"],
+    [count("no_effect"), "step(s) had no effect"],
+    [count("no_compensation"), "effect(s) stay (no compensation declared)"],
+    [count("in_flight"), "step(s) still in flight"],
+    [
+      count("not_confirmed") + count("needs_correction") + count("compensation_failed") + count("compensation_unknown"),
+      "step(s) wait for an operator",
+    ],
+  ]
+    .filter(([n]) => (n as number) > 0)
+    .map(([n, what]) => `${n} ${what}`);
+  const detail = steps.map((s) => `${s.stepId}: ${s.message}`).join(" ");
+  return `Run ${runId} aborted: ${parts.join(", ") || "nothing to undo"}. ${detail} Do not redo or undo these steps yourself; tell the user what was reversed and what an operator will confirm.`;
+}
