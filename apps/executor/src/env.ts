@@ -31,6 +31,11 @@ const schema = z.object({
   TRISTATE_SWEEP_LIMIT: ms(50, 1, 10_000),
   /** Grace period on SIGTERM for in-flight calls, ms. */
   TRISTATE_SHUTDOWN_GRACE_MS: ms(10_000, 0, 600_000),
+  /**
+   * Secret for confirmation tokens (HMAC-SHA256), at least 16 characters; replicas must share it.
+   * Absent: a random one per process (tokens then die with the process).
+   */
+  TRISTATE_CONFIRMATION_SECRET: z.preprocess(emptyAsUndefined, z.string().min(16).optional()),
   /** pino log level. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** OTLP/HTTP endpoint (standard OpenTelemetry variable); tracing is off when neither is set. */

@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { type AnyTool, createExecutor } from "@tristate/core";
+import { type AnyTool, createConfirmationTokens, createExecutor } from "@tristate/core";
 import { ApiKeyStore, MIGRATIONS_DIR, openDatabase } from "@tristate/db";
 import { loadCatalog } from "./catalog/load.ts";
 import type { Env } from "./env.ts";
@@ -49,8 +49,17 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
   }
   // Before the executor: the core's spans then go to the SDK's tracer provider.
   const telemetry = startTelemetry(env, logger);
-  const executor = createExecutor({ store: db.store, tools });
-  const services: Services = { env, executor, store: db.store, keys, logger, now: () => executor.clock.nowEpochMs() };
+  const confirmations = createConfirmationTokens(env.TRISTATE_CONFIRMATION_SECRET);
+  const executor = createExecutor({ store: db.store, tools, confirmations });
+  const services: Services = {
+    env,
+    executor,
+    store: db.store,
+    keys,
+    logger,
+    confirmations,
+    now: () => executor.clock.nowEpochMs(),
+  };
   const expectedMigrations = (await readdir(MIGRATIONS_DIR, { withFileTypes: true })).filter((d) =>
     d.isDirectory(),
   ).length;

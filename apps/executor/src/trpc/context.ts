@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { type Context as OtelContext, propagation, ROOT_CONTEXT } from "@opentelemetry/api";
-import type { Executor } from "@tristate/core";
+import type { ConfirmationTokens, Executor } from "@tristate/core";
 import type { ApiKeyInfo, ApiKeyStore, PrismaIntentStore } from "@tristate/db";
 import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
@@ -12,6 +12,8 @@ export interface Services {
   store: PrismaIntentStore;
   keys: ApiKeyStore;
   logger: Logger;
+  /** Issues and verifies confirmation tokens for tools with a confirmation policy. */
+  confirmations: ConfirmationTokens;
   /** Wall clock, epoch ms (the executor's). */
   now(): number;
 }

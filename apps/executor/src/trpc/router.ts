@@ -1,13 +1,16 @@
 import { listAudit } from "../api/audit/list.ts";
 import { executeCall } from "../api/calls/execute.ts";
 import { getCall } from "../api/calls/get.ts";
+import { issueConfirmationProcedure } from "../api/confirmations/issue.ts";
 import { getIntentProcedure } from "../api/intents/get.ts";
 import { listIntentsProcedure } from "../api/intents/list.ts";
 import { rerunProbe } from "../api/probe/rerun.ts";
 import { promptRule } from "../api/prompt/rule.ts";
 import { listQueue } from "../api/queue/list.ts";
 import { resolveQueue } from "../api/queue/resolve.ts";
+import { abortRunProcedure } from "../api/runs/abort.ts";
 import { getRunProcedure } from "../api/runs/get.ts";
+import { planRunProcedure } from "../api/runs/plan.ts";
 import { listStaleProcedure } from "../api/stale/list.ts";
 import { statsOverviewProcedure } from "../api/stats/overview.ts";
 import { listTools } from "../api/tools/list.ts";
@@ -24,7 +27,8 @@ export const appRouter = router({
   stats: router({ overview: statsOverviewProcedure }),
   intents: router({ list: listIntentsProcedure, get: getIntentProcedure }),
   stale: router({ list: listStaleProcedure }),
-  runs: router({ get: getRunProcedure }),
+  runs: router({ get: getRunProcedure, abort: abortRunProcedure, plan: planRunProcedure }),
+  confirmations: router({ issue: issueConfirmationProcedure }),
 });
 
 /** The router's type, for `@trpc/client` (type-only import in apps/web). */

@@ -84,9 +84,9 @@ export interface ReliabilityStats {
   /** unknownCount / calls, 0–1 (0 without calls). */
   unknownShare: number;
   resolutions: ResolutionBreakdown;
-  /** Compensations executed for records of the window (0 until compensation exists: issue 4). */
+  /** Compensations executed for records of the window (compensations and correctives; a record's `compensation.key` names its call). */
   compensationsRun: number;
-  /** Of those, the ones that failed (0 until compensation exists: issue 4). */
+  /** Of those, the ones that failed (compensations and correctives; a record's `compensation.key` names its call). */
   compensationsFailed: number;
   /** PENDING records whose deadline is before `staleNowEpochMs`, whatever the window. */
   stalePendingCount: number;
@@ -135,6 +135,12 @@ interface CountRow {
   n: number;
 }
 
+interface CompensationRow {
+  tool: string;
+  run: number;
+  failed: number;
+}
+
 interface StaleRow {
   tool: string;
   n: number;
@@ -158,6 +164,8 @@ interface Acc {
   prevCalls: number;
   prevUnknown: number;
   staleCount: number;
+  compensationsRun: number;
+  compensationsFailed: number;
   oldestDeadline: number | null;
   latency: LatencyStats;
 }
@@ -238,7 +246,24 @@ export async function statsOverview(
       AND jsonb_typeof(e.data->'durationMs') = 'number'
     GROUP BY GROUPING SETS ((r.tool), ())`);
 
-  const [counts, stale, latency] = await Promise.all([countsQuery, staleQuery, latencyQuery]);
+  // Compensations (and correctives) run for effects of the window. A failed one ended FAILED_NO_EFFECT,
+  // waits for a person, or never got a record; one still being reconciled is not counted as failed.
+  const compensationQuery = prisma.$queryRaw<CompensationRow[]>(Prisma.sql`
+    SELECT r.tool,
+      count(*)::int AS run,
+      count(*) FILTER (WHERE c.key IS NULL OR c.status = 'FAILED_NO_EFFECT' OR c.needs_human)::int AS failed
+    FROM intent_records r
+    LEFT JOIN intent_records c ON c.key = r.compensation->>'key'
+    WHERE r.created_at >= ${from}::timestamptz AND r.created_at < ${to}::timestamptz
+      AND r.compensation ? 'key'
+    GROUP BY r.tool`);
+
+  const [counts, stale, latency, compensations] = await Promise.all([
+    countsQuery,
+    staleQuery,
+    latencyQuery,
+    compensationQuery,
+  ]);
 
   const newAcc = (): Acc => ({
     calls: 0,
@@ -249,6 +274,8 @@ export async function statsOverview(
     prevCalls: 0,
     prevUnknown: 0,
     staleCount: 0,
+    compensationsRun: 0,
+    compensationsFailed: 0,
     oldestDeadline: null,
     latency: noLatency(),
   });
@@ -277,6 +304,12 @@ export async function statsOverview(
       }
     }
   }
+  for (const row of compensations) {
+    for (const acc of [accOf(row.tool), totals]) {
+      acc.compensationsRun += row.run;
+      acc.compensationsFailed += row.failed;
+    }
+  }
   for (const row of stale) {
     const oldest = row.oldest.getTime();
     for (const acc of [accOf(row.tool), totals]) {
@@ -301,9 +334,8 @@ export async function statsOverview(
       unknownCount: acc.unknown,
       unknownShare,
       resolutions: acc.resolutions,
-      // TODO(issue 4): count executed and failed compensations once compensation runs are recorded.
-      compensationsRun: 0,
-      compensationsFailed: 0,
+      compensationsRun: acc.compensationsRun,
+      compensationsFailed: acc.compensationsFailed,
       stalePendingCount: acc.staleCount,
       oldestStalePendingAgeMs: acc.oldestDeadline === null ? null : staleNowEpochMs - acc.oldestDeadline,
       latency: acc.latency,

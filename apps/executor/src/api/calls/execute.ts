@@ -19,6 +19,8 @@ export const executeInput = z
     deadlineEpochMs: z.number().int().positive().optional(),
     /** Or: the budget from now, ms. */
     budgetMs: z.number().int().positive().optional(),
+    /** Proof that an operator or the end user confirmed this call (`confirmations.issue`), for tools with a confirmation policy. */
+    confirmationToken: z.string().min(1).max(200).optional(),
   })
   .strict()
   .refine((v) => !(v.deadlineEpochMs !== undefined && v.budgetMs !== undefined), {
@@ -73,6 +75,7 @@ export const executeCall = agentProcedure.input(executeInput).mutation(async ({ 
     tool: input.tool,
     args: input.args,
     deadline,
+    ...(input.confirmationToken ? { confirmationToken: input.confirmationToken } : {}),
   });
   services.logger.info(
     {

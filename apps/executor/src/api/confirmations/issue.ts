@@ -1,0 +1,49 @@
+import { DEFAULT_CONFIRMATION_TTL_MS } from "@tristate/core";
+import { z } from "zod";
+import { AppError } from "../../app-error.ts";
+import { operatorProcedure } from "../../trpc/init.ts";
+
+const id = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
+
+/** Input of `confirmations.issue`: the exact call being confirmed. */
+export const issueConfirmationInput = z
+  .object({
+    runId: id,
+    stepId: id,
+    tool: z.string().min(1).max(128),
+    args: z.record(z.string(), z.unknown()),
+    /** Lifetime of the token, ms (default 15 min, at most 24 h). */
+    ttlMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(24 * 3600_000)
+      .optional(),
+  })
+  .strict();
+
+/**
+ * `confirmations.issue` (operator) → a token confirming one high-stakes call (bound to its
+ * idempotency key: the same run, step, tool and identity fields). The agent passes it as
+ * `confirmationToken` to `calls.execute`.
+ * @throws AppError NOT_FOUND for an unknown tool, BAD_INPUT naming the argument that fails the tool's schema.
+ */
+export const issueConfirmationProcedure = operatorProcedure.input(issueConfirmationInput).mutation(({ ctx, input }) => {
+  const { services } = ctx;
+  if (!services.executor.tools.has(input.tool)) {
+    throw new AppError("NOT_FOUND", `tool "${input.tool}" is not in the catalog`, { field: "tool" });
+  }
+  let key: string;
+  try {
+    key = services.executor.keyFor({ runId: input.runId, stepId: input.stepId, tool: input.tool, args: input.args });
+  } catch (error) {
+    const message = error instanceof Error ? error.message.replace(/^keyFor: /, "") : String(error);
+    const field = /^(args\.[^\s]+)/.exec(message)?.[1] ?? "args";
+    throw new AppError("BAD_INPUT", message, { field });
+  }
+  const now = services.now();
+  const ttlMs = input.ttlMs ?? DEFAULT_CONFIRMATION_TTL_MS;
+  const token = services.confirmations.issue(key, now, ttlMs);
+  services.logger.info({ idempotency_key: key, tool: input.tool, issuer: ctx.auth.name }, "confirmation issued");
+  return { token, idempotencyKey: key, expiresAtEpochMs: now + ttlMs };
+});

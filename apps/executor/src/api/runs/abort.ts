@@ -1,0 +1,46 @@
+import type { AbortReport } from "@tristate/core";
+import { z } from "zod";
+import { agentProcedure } from "../../trpc/init.ts";
+import { resolveDeadline } from "../calls/execute.ts";
+
+const id = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
+
+/** Input of `runs.abort`: the run and the turn's deadline (or a budget). */
+export const abortRunInput = z
+  .object({
+    runId: id,
+    deadlineEpochMs: z.number().int().positive().optional(),
+    budgetMs: z.number().int().positive().optional(),
+  })
+  .strict()
+  .refine((v) => !(v.deadlineEpochMs !== undefined && v.budgetMs !== undefined), {
+    message: "give deadlineEpochMs or budgetMs, not both",
+    path: ["budgetMs"],
+  });
+
+/**
+ * `runs.abort({ runId })` → the saga's report: unsettled effects reconciled first, then confirmed
+ * effects compensated latest step first (each compensation a tool call with its own envelope),
+ * irreversible ones corrected or queued for a person; a summary the model can read. Idempotent.
+ */
+export const abortRunProcedure = agentProcedure
+  .input(abortRunInput)
+  .mutation(async ({ ctx, input }): Promise<AbortReport> => {
+    const { services } = ctx;
+    const deadline = resolveDeadline(input, services.now(), {
+      maxBudgetMs: services.env.TRISTATE_MAX_BUDGET_MS,
+      defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
+    });
+    const report = await services.executor.abortRun(input.runId, deadline);
+    services.logger.info(
+      {
+        run_id: input.runId,
+        complete: report.complete,
+        needs_human: report.needsHuman,
+        steps: report.steps.map((s) => `${s.stepId}:${s.outcome}`),
+        caller: ctx.auth.name,
+      },
+      "runs.abort",
+    );
+    return report;
+  });

@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { AppError } from "../../app-error.ts";
+import { agentProcedure } from "../../trpc/init.ts";
+
+const id = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
+
+/** Input of `runs.plan`: the run's steps in order. */
+export const planRunInput = z
+  .object({
+    runId: id,
+    steps: z
+      .array(z.object({ stepId: id, tool: z.string().min(1).max(128) }).strict())
+      .min(1)
+      .max(500),
+  })
+  .strict();
+
+/**
+ * `runs.plan({ runId, steps })` declares (or replaces) a run's plan. Irreversible steps are then
+ * refused (`IRREVERSIBLE_BEFORE_FALLIBLE`) while a later step with a side effect is not done.
+ * @throws AppError BAD_INPUT naming the step (duplicate step ids, unknown tools).
+ */
+export const planRunProcedure = agentProcedure.input(planRunInput).mutation(async ({ ctx, input }) => {
+  const seen = new Set<string>();
+  for (const [i, step] of input.steps.entries()) {
+    if (seen.has(step.stepId))
+      throw new AppError("BAD_INPUT", `steps.${i}.stepId "${step.stepId}" appears twice`, {
+        field: `steps.${i}.stepId`,
+      });
+    seen.add(step.stepId);
+    if (!ctx.services.executor.tools.has(step.tool)) {
+      throw new AppError("BAD_INPUT", `steps.${i}.tool "${step.tool}" is not in the catalog`, {
+        field: `steps.${i}.tool`,
+      });
+    }
+  }
+  await ctx.services.executor.declarePlan(input.runId, input.steps);
+  return { runId: input.runId, steps: input.steps.length };
+});
