@@ -4,6 +4,12 @@ import { type ApiKeyRole, ApiKeyStore, createTestDatabase, type TestDatabase } f
 import { readEnv } from "../src/env.ts";
 import { type RunningService, startService } from "../src/service.ts";
 
+/**
+ * A parsed JSON answer, loosely typed so tests can walk it (`res.json.result.data.status`).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: test answers are walked freely and checked with expect
+export type Json = any;
+
 /** A service on its own test database, a fake remote, and one key per role. */
 export interface TestStack {
   service: RunningService;
@@ -16,9 +22,9 @@ export interface TestStack {
     body: unknown,
     key?: string | null,
     headers?: Record<string, string>,
-  ): Promise<{ status: number; json: any }>;
+  ): Promise<{ status: number; json: Json }>;
   /** GET a query procedure with `?input=<JSON>`. */
-  get(path: string, input: unknown, key?: string | null): Promise<{ status: number; json: any }>;
+  get(path: string, input: unknown, key?: string | null): Promise<{ status: number; json: Json }>;
   close(): Promise<void>;
 }
 

@@ -56,7 +56,7 @@ async function planRefusal(rt: Runtime, tool: AnyTool, input: PolicyInput): Prom
   if (index < 0) return null;
   const later = plan.slice(index + 1).filter((s) => {
     const t = rt.tools.get(s.tool);
-    return !t || t.kind !== "read_only"; // unknown tools count as fallible: when unsure, refuse
+    return t?.kind !== "read_only"; // unknown tools count as fallible: when unsure, refuse
   });
   if (later.length === 0) return null;
   const records = await rt.store.listByRun(input.runId);
