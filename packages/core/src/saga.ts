@@ -153,6 +153,12 @@ export async function undoStep(
       break;
   }
   if (!tool) {
+    await markForHuman(
+      rt,
+      record,
+      "COMPENSATION_FAILED",
+      `tool ${record.tool} is no longer in the catalog, so its effect cannot be undone automatically`,
+    );
     return {
       ...base,
       outcome: "needs_correction",
@@ -216,6 +222,14 @@ export async function undoStep(
     case "FAILED_NO_EFFECT":
       if (envelope.attempt > 0)
         await markKeyForHuman(rt, envelope.idempotency_key, envelope.error?.message ?? "failed");
+      // Refused before any record was written (e.g. its tool is not in the catalog): the original waits.
+      else
+        await markForHuman(
+          rt,
+          record,
+          "COMPENSATION_FAILED",
+          `the compensation was refused: ${envelope.error?.message ?? "failed"}`,
+        );
       return {
         ...base,
         outcome: "compensation_failed",
@@ -252,7 +266,11 @@ async function noteCompensation(
     if (!current) return;
     const now = rt.clock.nowEpochMs();
     const ev = event(rt, key, "compensation", { tool: c.tool, key: spec.key, status: spec.status, kind: spec.kind });
-    if (await rt.store.update(key, current.version, { compensation: spec }, [ev], now)) return;
+    // A compensation that succeeds now settles an earlier failed one that sent this record to the queue.
+    const settled =
+      c.envelope.status === "SUCCEEDED" && current.needsHuman && current.error?.code === "COMPENSATION_FAILED";
+    const patch = settled ? { compensation: spec, needsHuman: false, error: null } : { compensation: spec };
+    if (await rt.store.update(key, current.version, patch, [ev], now)) return;
   }
 }
 

@@ -12,3 +12,15 @@ export {
 } from "./fake-remote.ts";
 export { describeIntentStoreContract, type StoreUnderTest } from "./intent-store-contract.ts";
 export { refundArgs, refundTool } from "./refund-tool.ts";
+export {
+  startTripServices,
+  TRIP_ENDPOINTS,
+  TRIP_TOOL_TIMEOUT_MS,
+  type TripEffect,
+  type TripEndpoint,
+  type TripFault,
+  type TripServices,
+  type TripToolName,
+  type TripToolOverrides,
+  tripTools,
+} from "./trip-services.ts";
