@@ -1,0 +1,24 @@
+/**
+ * The package's only reader of `process.env`. `TAU_BENCH_DATA_DIR` (default `../shared/data/tau-bench`)
+ * is resolved from the repository root, never from the current directory; the data is read in place
+ * and never copied into the repository.
+ */
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root (this file lives in `examples/tau-bench/src/`). */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+
+/** Default of `TAU_BENCH_DATA_DIR`, relative to the repository root. */
+export const DEFAULT_TAU_BENCH_DATA_DIR = "../shared/data/tau-bench";
+
+/** Absolute path of the τ-bench data directory (`TAU_BENCH_DATA_DIR`, resolved from the repo root). */
+export function tauBenchDataDir(): string {
+  return resolve(REPO_ROOT, process.env.TAU_BENCH_DATA_DIR || DEFAULT_TAU_BENCH_DATA_DIR);
+}
+
+/** True when the data directory holds both domains. */
+export function tauBenchDataPresent(dir: string = tauBenchDataDir()): boolean {
+  return existsSync(join(dir, "retail", "orders.json")) && existsSync(join(dir, "airline", "flights.json"));
+}
