@@ -2,7 +2,7 @@
 // The README's two commands land here: `npm start` and `npm test`. On a machine with only Node 20
 // and npm, this installs pnpm (the version pinned in package.json's packageManager) and the
 // workspace's dependencies, then runs the main job or every test.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -49,9 +49,23 @@ function summarise(dir) {
 
 pnpm(["install", "--frozen-lockfile"]);
 switch (mode) {
-  case "start":
-    pnpm(["--filter", "@tristate/executor", "run", "start"]);
+  case "start": {
+    // A long-running service: run it as this process's only child (no pnpm or tsx CLI in between,
+    // which do not pass signals on) and forward SIGTERM/SIGINT, so stopping `npm start` stops the
+    // service gracefully instead of leaving it running as an orphan.
+    const child = spawn(process.execPath, ["--import", "tsx", "src/start.ts"], {
+      cwd: join(root, "apps/executor"),
+      stdio: "inherit",
+    });
+    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+    // npm does not always pass its signal on; when npm is gone (this process re-parented), stop too.
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) child.kill("SIGTERM");
+    }, 500).unref();
+    child.on("exit", (code, signal) => process.exit(code ?? (signal ? 143 : 1)));
     break;
+  }
   case "test": {
     pnpm(["run", "lint"]);
     pnpm(["run", "typecheck"]);

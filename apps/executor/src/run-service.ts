@@ -9,7 +9,18 @@ export async function runService(env: Env): Promise<RunningService> {
   const service = await startService(env);
   if (service.firstAdminKey) {
     process.stdout.write(
-      `\nFirst start on an empty database: created an admin API key. It is shown only this once:\n\n  ${service.firstAdminKey}\n\nCreate more with: pnpm tristate keys create --role agent|viewer|operator|admin --name NAME\n\n`,
+      [
+        "",
+        "First start on an empty database: created an admin API key. It is shown only this once:",
+        "",
+        `  ${service.firstAdminKey}`,
+        "",
+        'Create more through the API with it (POST /trpc/keys.create {"name":"my-bot","role":"agent"}),',
+        "or with `npm run tristate -- keys create --role agent --name my-bot` while the service is stopped",
+        "(the embedded database is opened by one process at a time; with DATABASE_URL, any time).",
+        "",
+        "",
+      ].join("\n"),
     );
   }
   process.stdout.write(`Tristate executor at ${service.url} (API under /trpc/, /healthz, /readyz)\n`);

@@ -70,6 +70,14 @@ describe("agents call the executor with plain JSON over HTTP", () => {
     expect(badArgs.status).toBe(400);
     expect(badArgs.json.error.data.field).toBe("args.amount");
     expect(badArgs.json.error.message).toMatch(/amount/);
+    for (const runId of ["run-é", "run 7", "step-🚀", "a\u0000b"]) {
+      const odd = await stack.post("calls.execute", { ...refund("s3"), runId });
+      expect(odd.status).toBe(400);
+      expect(odd.json.error.data.field).toBe("runId");
+    }
+    const nul = await stack.post("calls.execute", refund("s4", { reason: "a\u0000b" }));
+    expect(nul.status).toBe(400);
+    expect(nul.json.error.data.field).toBe("args");
     const malformed = await stack.post("calls.execute", "{not json");
     expect(malformed.status).toBe(400);
     expect(stack.remote.posts).toBe(before);
@@ -108,5 +116,22 @@ describe("agents call the executor with plain JSON over HTTP", () => {
     const ready = await fetch(`${stack.service.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(((await ready.json()) as { ok: boolean }).ok).toBe(true);
+  });
+});
+
+describe("admins manage keys through the API", () => {
+  it("keys.create shows the secret once; the new key works; keys.revoke stops it at once; others get 403", async () => {
+    const created = await stack.post("keys.create", { name: "bot-2", role: "agent" }, stack.keys.admin);
+    expect(created.status).toBe(200);
+    const { secret, info } = created.json.result.data;
+    expect(secret).toMatch(/^ts_agent_/);
+    expect((await stack.get("tools.list", undefined, secret)).status).toBe(200);
+    const listed = await stack.get("keys.list", undefined, stack.keys.admin);
+    expect(JSON.stringify(listed.json)).not.toContain(secret);
+    expect((await stack.post("keys.create", { name: "x", role: "agent" }, stack.keys.operator)).status).toBe(403);
+    expect((await stack.post("keys.create", { name: "x", role: "root" }, stack.keys.admin)).json.error.data.field).toBe("role");
+    expect((await stack.post("keys.revoke", { id: info.id }, stack.keys.admin)).status).toBe(200);
+    expect((await stack.get("tools.list", undefined, secret)).status).toBe(401);
+    expect((await stack.post("keys.revoke", { id: info.id }, stack.keys.admin)).status).toBe(404);
   });
 });

@@ -37,6 +37,7 @@ import {
 } from "./runtime.ts";
 import { type AbortReport, abortRun, registeredCompensation, type SagaApi, type StepReport, undoStep } from "./saga.ts";
 import { sendOnce } from "./send.ts";
+import { ID_PATTERN } from "./ids.ts";
 import type { AnyTool } from "./tool.ts";
 
 /** Options of {@link createExecutor}. */
@@ -145,7 +146,7 @@ export interface Executor {
   readonly clock: Clock;
 }
 
-const ID_RULE = /^[\x21-\x7e]{1,200}$/;
+const ID_RULE = ID_PATTERN;
 
 /**
  * Creates an executor. Source: the source design's `call_tool` and `reconcile`; DESIGN.md's state
@@ -330,6 +331,10 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
     persistedArgs = toJson(args) ?? null;
   } catch {
     return invalidArgs(tool, input.tool, { field: "args", rule: "must be JSON-serialisable" });
+  }
+  if (JSON.stringify(persistedArgs).includes("\\u0000")) {
+    // PostgreSQL's jsonb cannot hold NUL; refuse before anything is written or sent.
+    return invalidArgs(tool, input.tool, { field: "args", rule: "must not contain NUL characters (\\u0000)" });
   }
 
   if (budgetError || timeoutMs === null) {

@@ -63,3 +63,24 @@ describe("openDatabase", () => {
     }
   });
 });
+
+describe("the embedded data folder is held by one process at a time", () => {
+  it("a second open is refused naming the holder; a lock left by a dead process is taken over", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "tristate-lock-"));
+    try {
+      const dataDir = join(dir, "pgdata");
+      const first = await openDatabase({ embedded: true, dataDir });
+      await expect(openDatabase({ embedded: true, dataDir })).rejects.toThrow(
+        new RegExp(`in use by process ${process.pid}`),
+      );
+      await first.close();
+      // A crashed holder: its pid no longer runs.
+      const { writeFile } = await import("node:fs/promises");
+      await writeFile(`${dataDir}.lock`, "2147483646");
+      const again = await openDatabase({ embedded: true, dataDir });
+      await again.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -14,7 +14,13 @@ const t = initTRPC.context<Context>().create({
     const zodIssue = (error.cause as { issues?: { path: (string | number)[]; message: string }[] } | undefined)
       ?.issues?.[0];
     const field = cause?.field ?? (zodIssue ? zodIssue.path.join(".") || "input" : undefined);
-    const message = zodIssue && !cause ? `${field}: ${zodIssue.message}` : shape.message;
+    // Internal errors keep their detail in the log (onError), never in the answer.
+    const message =
+      shape.data.code === "INTERNAL_SERVER_ERROR" && !cause
+        ? "internal error; the service log has the details"
+        : zodIssue && !cause
+          ? `${field}: ${zodIssue.message}`
+          : shape.message;
     return {
       ...shape,
       message,

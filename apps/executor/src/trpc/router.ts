@@ -13,6 +13,7 @@ import { getRunProcedure } from "../api/runs/get.ts";
 import { planRunProcedure } from "../api/runs/plan.ts";
 import { listStaleProcedure } from "../api/stale/list.ts";
 import { statsOverviewProcedure } from "../api/stats/overview.ts";
+import { createKeyProcedure, listKeysProcedure, revokeKeyProcedure } from "../api/keys/manage.ts";
 import { listTools } from "../api/tools/list.ts";
 import { router } from "./init.ts";
 
@@ -29,6 +30,7 @@ export const appRouter = router({
   stale: router({ list: listStaleProcedure }),
   runs: router({ get: getRunProcedure, abort: abortRunProcedure, plan: planRunProcedure }),
   confirmations: router({ issue: issueConfirmationProcedure }),
+  keys: router({ create: createKeyProcedure, list: listKeysProcedure, revoke: revokeKeyProcedure }),
 });
 
 /** The router's type, for `@trpc/client` (type-only import in apps/web). */

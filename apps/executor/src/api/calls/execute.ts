@@ -1,12 +1,13 @@
 import { Deadline, type Envelope } from "@tristate/core";
 import { z } from "zod";
+import { idSchema } from "../ids.ts";
 import { AppError } from "../../app-error.ts";
 import { agentProcedure } from "../../trpc/init.ts";
 
 /** Deadlines further ahead than this are refused as absurd rather than capped, ms (24 h). */
 export const ABSURD_DEADLINE_MS = 24 * 3600_000;
 
-const id = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
+const id = idSchema;
 
 /** Input of `calls.execute`: one tool call of an agent's turn. */
 export const executeInput = z
@@ -95,10 +96,8 @@ export const executeCall = agentProcedure.input(executeInput).mutation(async ({ 
     throw new AppError("NOT_FOUND", envelope.error.message, { field: "tool", detail: envelope });
   }
   if (envelope.error?.code === "INVALID_ARGUMENTS") {
-    throw new AppError("BAD_INPUT", `args.${envelope.error.field}: ${envelope.error.rule}`, {
-      field: `args.${envelope.error.field}`,
-      detail: envelope,
-    });
+    const field = envelope.error.field === "args" || !envelope.error.field ? "args" : `args.${envelope.error.field}`;
+    throw new AppError("BAD_INPUT", `${field}: ${envelope.error.rule}`, { field, detail: envelope });
   }
   return envelope;
 });

@@ -1,9 +1,10 @@
 import { DEFAULT_CONFIRMATION_TTL_MS } from "@tristate/core";
 import { z } from "zod";
+import { idSchema } from "../ids.ts";
 import { AppError } from "../../app-error.ts";
 import { operatorProcedure } from "../../trpc/init.ts";
 
-const id = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
+const id = idSchema;
 
 /** Input of `confirmations.issue`: the exact call being confirmed. */
 export const issueConfirmationInput = z

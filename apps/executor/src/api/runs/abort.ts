@@ -1,9 +1,10 @@
 import type { AbortReport } from "@tristate/core";
 import { z } from "zod";
+import { idSchema } from "../ids.ts";
 import { agentProcedure } from "../../trpc/init.ts";
 import { resolveDeadline } from "../calls/execute.ts";
 
-const id = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
+const id = idSchema;
 
 /** Input of `runs.abort`: the run and the turn's deadline (or a budget). */
 export const abortRunInput = z

@@ -1,12 +1,13 @@
 import { getRun } from "@tristate/db";
 import { z } from "zod";
+import { idSchema } from "../ids.ts";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
 import { intentSummarySchema, redactArgs, runReadQuery } from "../read-schemas.ts";
 
 /** Input of `runs.get`: an agent run id. */
 export const getRunInput = z
-  .object({ runId: z.string().min(1, "must not be empty").max(200, "must be at most 200 characters") })
+  .object({ runId: idSchema })
   .strict();
 
 /** Output of `runs.get`: the run's records (its steps) in creation order. */

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { idSchema } from "../ids.ts";
 import { AppError } from "../../app-error.ts";
 import { agentProcedure } from "../../trpc/init.ts";
 
-const id = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
+const id = idSchema;
 
 /** Input of `runs.plan`: the run's steps in order. */
 export const planRunInput = z

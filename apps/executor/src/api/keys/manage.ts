@@ -1,0 +1,28 @@
+import { API_KEY_ROLES } from "@tristate/db";
+import { z } from "zod";
+import { AppError } from "../../app-error.ts";
+import { adminProcedure } from "../../trpc/init.ts";
+
+/** `keys.create({ name, role })` (admin) → the new key's info and its secret, shown this once. */
+export const createKeyProcedure = adminProcedure
+  .input(z.object({ name: z.string().trim().min(1, "must not be empty").max(100), role: z.enum(API_KEY_ROLES) }).strict())
+  .mutation(async ({ ctx, input }) => {
+    const created = await ctx.services.keys.create({ name: input.name, role: input.role });
+    ctx.services.logger.info({ key_id: created.info.id, role: input.role, by: ctx.auth.name }, "API key created");
+    return created;
+  });
+
+/** `keys.list` (admin) → every key (never a secret), newest first. */
+export const listKeysProcedure = adminProcedure.query(({ ctx }) => ctx.services.keys.list());
+
+/** `keys.revoke({ id })` (admin) → revokes a key at once. @throws AppError NOT_FOUND for an unknown or already revoked key. */
+export const revokeKeyProcedure = adminProcedure
+  .input(z.object({ id: z.string().uuid("must be a key id (UUID)") }).strict())
+  .mutation(async ({ ctx, input }) => {
+    if (input.id === ctx.auth.id) throw new AppError("BAD_INPUT", "an admin cannot revoke the key it is using", { field: "id" });
+    if (!(await ctx.services.keys.revoke(input.id))) {
+      throw new AppError("NOT_FOUND", `no valid key with id ${input.id}`, { field: "id" });
+    }
+    ctx.services.logger.info({ key_id: input.id, by: ctx.auth.name }, "API key revoked");
+    return { id: input.id, revoked: true };
+  });
