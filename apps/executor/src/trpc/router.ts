@@ -1,9 +1,11 @@
 import { listAudit } from "../api/audit/list.ts";
+import { whoamiProcedure } from "../api/auth/whoami.ts";
 import { executeCall } from "../api/calls/execute.ts";
 import { getCall } from "../api/calls/get.ts";
 import { issueConfirmationProcedure } from "../api/confirmations/issue.ts";
 import { getIntentProcedure } from "../api/intents/get.ts";
 import { listIntentsProcedure } from "../api/intents/list.ts";
+import { createKeyProcedure, listKeysProcedure, revokeKeyProcedure } from "../api/keys/manage.ts";
 import { rerunProbe } from "../api/probe/rerun.ts";
 import { promptRule } from "../api/prompt/rule.ts";
 import { listQueue } from "../api/queue/list.ts";
@@ -13,12 +15,12 @@ import { getRunProcedure } from "../api/runs/get.ts";
 import { planRunProcedure } from "../api/runs/plan.ts";
 import { listStaleProcedure } from "../api/stale/list.ts";
 import { statsOverviewProcedure } from "../api/stats/overview.ts";
-import { createKeyProcedure, listKeysProcedure, revokeKeyProcedure } from "../api/keys/manage.ts";
 import { listTools } from "../api/tools/list.ts";
 import { router } from "./init.ts";
 
 /** The executor's API. The web app imports only its type. */
 export const appRouter = router({
+  auth: router({ whoami: whoamiProcedure }),
   tools: router({ list: listTools }),
   calls: router({ execute: executeCall, get: getCall }),
   prompt: router({ rule: promptRule }),

@@ -1,8 +1,8 @@
 import { Deadline, type Envelope } from "@tristate/core";
 import { z } from "zod";
-import { idSchema } from "../ids.ts";
 import { AppError } from "../../app-error.ts";
 import { agentProcedure } from "../../trpc/init.ts";
+import { idSchema } from "../ids.ts";
 
 /** Deadlines further ahead than this are refused as absurd rather than capped, ms (24 h). */
 export const ABSURD_DEADLINE_MS = 24 * 3600_000;

@@ -1,8 +1,8 @@
 import { DEFAULT_CONFIRMATION_TTL_MS } from "@tristate/core";
 import { z } from "zod";
-import { idSchema } from "../ids.ts";
 import { AppError } from "../../app-error.ts";
 import { operatorProcedure } from "../../trpc/init.ts";
+import { idSchema } from "../ids.ts";
 
 const id = idSchema;
 

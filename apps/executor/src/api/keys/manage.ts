@@ -5,7 +5,9 @@ import { adminProcedure } from "../../trpc/init.ts";
 
 /** `keys.create({ name, role })` (admin) → the new key's info and its secret, shown this once. */
 export const createKeyProcedure = adminProcedure
-  .input(z.object({ name: z.string().trim().min(1, "must not be empty").max(100), role: z.enum(API_KEY_ROLES) }).strict())
+  .input(
+    z.object({ name: z.string().trim().min(1, "must not be empty").max(100), role: z.enum(API_KEY_ROLES) }).strict(),
+  )
   .mutation(async ({ ctx, input }) => {
     const created = await ctx.services.keys.create({ name: input.name, role: input.role });
     ctx.services.logger.info({ key_id: created.info.id, role: input.role, by: ctx.auth.name }, "API key created");
@@ -19,7 +21,8 @@ export const listKeysProcedure = adminProcedure.query(({ ctx }) => ctx.services.
 export const revokeKeyProcedure = adminProcedure
   .input(z.object({ id: z.string().uuid("must be a key id (UUID)") }).strict())
   .mutation(async ({ ctx, input }) => {
-    if (input.id === ctx.auth.id) throw new AppError("BAD_INPUT", "an admin cannot revoke the key it is using", { field: "id" });
+    if (input.id === ctx.auth.id)
+      throw new AppError("BAD_INPUT", "an admin cannot revoke the key it is using", { field: "id" });
     if (!(await ctx.services.keys.revoke(input.id))) {
       throw new AppError("NOT_FOUND", `no valid key with id ${input.id}`, { field: "id" });
     }

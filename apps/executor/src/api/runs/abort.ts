@@ -1,8 +1,8 @@
 import type { AbortReport } from "@tristate/core";
 import { z } from "zod";
-import { idSchema } from "../ids.ts";
 import { agentProcedure } from "../../trpc/init.ts";
 import { resolveDeadline } from "../calls/execute.ts";
+import { idSchema } from "../ids.ts";
 
 const id = idSchema;
 

@@ -1,14 +1,12 @@
 import { getRun } from "@tristate/db";
 import { z } from "zod";
-import { idSchema } from "../ids.ts";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
+import { idSchema } from "../ids.ts";
 import { intentSummarySchema, redactArgs, runReadQuery } from "../read-schemas.ts";
 
 /** Input of `runs.get`: an agent run id. */
-export const getRunInput = z
-  .object({ runId: idSchema })
-  .strict();
+export const getRunInput = z.object({ runId: idSchema }).strict();
 
 /** Output of `runs.get`: the run's records (its steps) in creation order. */
 export const getRunOutput = z.object({

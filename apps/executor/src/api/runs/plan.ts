@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { idSchema } from "../ids.ts";
 import { AppError } from "../../app-error.ts";
 import { agentProcedure } from "../../trpc/init.ts";
+import { idSchema } from "../ids.ts";
 
 const id = idSchema;
 

@@ -1,0 +1,8 @@
+import { anyKeyProcedure } from "../../trpc/init.ts";
+
+/** `auth.whoami` → the calling key's id, name and role (the dashboard's login checks a key with it). */
+export const whoamiProcedure = anyKeyProcedure.query(({ ctx }) => ({
+  id: ctx.auth.id,
+  name: ctx.auth.name,
+  role: ctx.auth.role,
+}));
