@@ -129,7 +129,9 @@ describe("admins manage keys through the API", () => {
     const listed = await stack.get("keys.list", undefined, stack.keys.admin);
     expect(JSON.stringify(listed.json)).not.toContain(secret);
     expect((await stack.post("keys.create", { name: "x", role: "agent" }, stack.keys.operator)).status).toBe(403);
-    expect((await stack.post("keys.create", { name: "x", role: "root" }, stack.keys.admin)).json.error.data.field).toBe("role");
+    expect((await stack.post("keys.create", { name: "x", role: "root" }, stack.keys.admin)).json.error.data.field).toBe(
+      "role",
+    );
     expect((await stack.post("keys.revoke", { id: info.id }, stack.keys.admin)).status).toBe(200);
     expect((await stack.get("tools.list", undefined, secret)).status).toBe(401);
     expect((await stack.post("keys.revoke", { id: info.id }, stack.keys.admin)).status).toBe(404);

@@ -8,6 +8,7 @@ import { DEFAULT_RESERVE_MS, Deadline, MIN_CALL_BUDGET_MS } from "./deadline.ts"
 import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
 import { canonicalIdentity, idempotencyKey } from "./idempotency-key.ts";
+import { ID_PATTERN } from "./ids.ts";
 import type { PlanStep } from "./intent-store.ts";
 import {
   type IntentError,
@@ -37,7 +38,6 @@ import {
 } from "./runtime.ts";
 import { type AbortReport, abortRun, registeredCompensation, type SagaApi, type StepReport, undoStep } from "./saga.ts";
 import { sendOnce } from "./send.ts";
-import { ID_PATTERN } from "./ids.ts";
 import type { AnyTool } from "./tool.ts";
 
 /** Options of {@link createExecutor}. */

@@ -48,8 +48,8 @@ export {
   IDEMPOTENCY_KEY_HEADER,
   REQUEST_DEADLINE_HEADER,
 } from "./http.ts";
-export { ID_PATTERN, ID_RULE_TEXT } from "./ids.ts";
 export { canonicalIdentity, idempotencyKey, readPath } from "./idempotency-key.ts";
+export { ID_PATTERN, ID_RULE_TEXT } from "./ids.ts";
 export {
   type AuditEntry,
   type ClaimResult,
