@@ -1,7 +1,6 @@
 import { type Span, SpanStatusCode, type Tracer } from "@opentelemetry/api";
-import type { ZodError } from "zod";
+import { declarePlan, invalidArgs, keyFor, zodIssue } from "./call-input.ts";
 import { CanonicalisationError } from "./canon.ts";
-import { classifyError } from "./classify.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { ConfirmationVerifier } from "./confirmations.ts";
 import { DEFAULT_RESERVE_MS, Deadline, MIN_CALL_BUDGET_MS } from "./deadline.ts";
@@ -26,6 +25,7 @@ import {
   resolveIntent,
 } from "./operator.ts";
 import { checkPolicies } from "./policies.ts";
+import { callReadOnly } from "./read-only.ts";
 import { reconcile } from "./reconcile.ts";
 import {
   defaultTracer,
@@ -505,75 +505,6 @@ async function conflict(rt: Runtime, tool: AnyTool, existing: IntentRecord, key:
   });
 }
 
-async function callReadOnly(
-  rt: Runtime,
-  tool: AnyTool,
-  args: unknown,
-  key: string,
-  phrase: string,
-  deadline: Deadline,
-): Promise<Envelope> {
-  let timeoutMs: number;
-  try {
-    timeoutMs = deadline.timeoutFor(tool.timeoutMs, rt.reserveMs, rt.minCallBudgetMs);
-  } catch (error) {
-    if (!isDeadlineExceededError(error)) throw error;
-    return refusalEnvelope({
-      key,
-      effectPhrase: phrase,
-      error: {
-        code: "DEADLINE_EXCEEDED",
-        message: error.message,
-        field: "deadline",
-        rule: `must leave at least ${rt.minCallBudgetMs} ms after a ${rt.reserveMs} ms reserve`,
-      },
-      retrySafe: true,
-      message: "Not enough time is left in this turn to run the lookup.",
-    });
-  }
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError")),
-    timeoutMs,
-  );
-  try {
-    const value = await tool.invoke(args, {
-      idempotencyKey: key,
-      signal: controller.signal,
-      timeoutMs,
-      deadline,
-      attempt: 1,
-    });
-    const result = toJson(value);
-    return {
-      status: "SUCCEEDED",
-      retry_safe: true,
-      effect: `${phrase}: read (no effect)`,
-      action_taken: "ran the read-only tool",
-      message: "Read-only result.",
-      idempotency_key: key,
-      attempt: 1,
-      replayed: false,
-      ...(result !== undefined ? { result } : {}),
-    };
-  } catch (error) {
-    const c = classifyError(error);
-    return {
-      status: "FAILED_NO_EFFECT",
-      retry_safe: true,
-      effect: `${phrase}: read failed (a read-only tool has no effect)`,
-      action_taken: "ran the read-only tool; it failed",
-      message: "The lookup failed; it has no side effect, so you may try again.",
-      idempotency_key: key,
-      attempt: 1,
-      replayed: false,
-      error: { code: c.code, message: c.message, ...(c.httpStatus !== undefined ? { httpStatus: c.httpStatus } : {}) },
-    };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 async function reconcileKey(
   rt: Runtime,
   key: string,
@@ -604,61 +535,4 @@ async function reconcileKey(
   }
   if (record.status !== "UNKNOWN") return envelopeFor(rt, record, true);
   return reconcile(rt, tool, record, deadline, trigger);
-}
-
-function invalidArgs(tool: AnyTool, name: string, issue: { field: string; rule: string }): Envelope {
-  return refusalEnvelope({
-    key: "",
-    effectPhrase: tool.describe ? name : name,
-    error: { code: "INVALID_ARGUMENTS", message: `${issue.field} ${issue.rule}`, field: issue.field, rule: issue.rule },
-    retrySafe: true,
-    message: `The arguments are invalid: ${issue.field} ${issue.rule}. Fix them and call again; nothing was sent.`,
-  });
-}
-
-function zodIssue(error: ZodError): { field: string; rule: string } {
-  const issue = error.issues[0];
-  if (!issue) return { field: "args", rule: "are invalid" };
-  const field = issue.path.length ? issue.path.map(String).join(".") : "args";
-  return { field, rule: issue.message };
-}
-
-async function declarePlan(rt: Runtime, runId: string, steps: PlanStep[]): Promise<void> {
-  if (typeof runId !== "string" || !ID_RULE.test(runId))
-    throw new TypeError("declarePlan: runId must be a non-empty printable string");
-  if (!Array.isArray(steps) || steps.length === 0) throw new TypeError("declarePlan: steps must be a non-empty array");
-  const seen = new Set<string>();
-  steps.forEach((s, i) => {
-    if (typeof s?.stepId !== "string" || !ID_RULE.test(s.stepId))
-      throw new TypeError(`declarePlan: steps[${i}].stepId must be a non-empty printable string`);
-    if (typeof s.tool !== "string" || s.tool === "")
-      throw new TypeError(`declarePlan: steps[${i}].tool must name a tool`);
-    if (seen.has(s.stepId)) throw new TypeError(`declarePlan: steps[${i}].stepId "${s.stepId}" appears twice`);
-    seen.add(s.stepId);
-  });
-  await rt.store.savePlan(
-    runId,
-    steps.map((s) => ({ stepId: s.stepId, tool: s.tool })),
-    rt.clock.nowEpochMs(),
-  );
-}
-
-function keyFor(rt: Runtime, input: Omit<CallInput, "deadline" | "confirmationToken">): string {
-  const tool = rt.tools.get(input.tool);
-  if (!tool) throw new TypeError(`keyFor: tool "${input.tool}" is not in the catalog`);
-  let args: unknown = input.args;
-  if (tool.args) {
-    const parsed = tool.args.safeParse(input.args);
-    if (!parsed.success) {
-      const issue = zodIssue(parsed.error);
-      throw new TypeError(`keyFor: args.${issue.field} ${issue.rule}`);
-    }
-    args = parsed.data;
-  }
-  try {
-    return idempotencyKey(input.runId, input.stepId, tool.name, canonicalIdentity(args, tool.identity));
-  } catch (error) {
-    if (error instanceof CanonicalisationError) throw new TypeError(`keyFor: args.${error.field} ${error.rule}`);
-    throw error;
-  }
 }
