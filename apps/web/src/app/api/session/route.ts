@@ -1,0 +1,33 @@
+import { type NextRequest, NextResponse } from "next/server";
+import { z } from "zod";
+import { checkKey } from "~/server/session";
+import { SESSION_COOKIE, SESSION_MAX_AGE_S } from "~/server/session-cookie";
+
+const loginBody = z.object({ apiKey: z.string().trim().min(1).max(500) });
+
+/** Signs in: checks the key with the executor's `auth.whoami`, then keeps it in an httpOnly cookie. */
+export async function POST(request: NextRequest): Promise<NextResponse> {
+  const body = loginBody.safeParse(await request.json().catch(() => null));
+  if (!body.success) return NextResponse.json({ error: "Enter an API key." }, { status: 400 });
+  const check = await checkKey(body.data.apiKey);
+  if (!check.ok) {
+    const status = check.reason === "unreachable" ? 502 : check.reason === "role" ? 403 : 401;
+    return NextResponse.json({ error: check.message }, { status });
+  }
+  const response = NextResponse.json({ name: check.session.name, role: check.session.role });
+  response.cookies.set(SESSION_COOKIE, body.data.apiKey, {
+    httpOnly: true,
+    sameSite: "strict",
+    secure: request.nextUrl.protocol === "https:",
+    path: "/",
+    maxAge: SESSION_MAX_AGE_S,
+  });
+  return response;
+}
+
+/** Signs out. */
+export function DELETE(): NextResponse {
+  const response = new NextResponse(null, { status: 204 });
+  response.cookies.set(SESSION_COOKIE, "", { httpOnly: true, sameSite: "strict", path: "/", maxAge: 0 });
+  return response;
+}

@@ -1,0 +1,51 @@
+import type { NextRequest } from "next/server";
+import { env } from "~/env";
+import { SESSION_COOKIE } from "~/server/session-cookie";
+
+/** Procedure paths as tRPC sends them (`a.b`, or `a.b,c.d` when batched). */
+const PROCEDURE_PATH = /^[A-Za-z0-9_.,]{1,500}$/;
+
+type RouteContext = { params: Promise<{ trpc: string }> };
+
+/**
+ * Forwards `/api/trpc/<procedure>` to `${EXECUTOR_URL}/trpc/<procedure>` with the session's key as
+ * `Authorization: Bearer`; the executor checks the role. POSTs from another origin are refused.
+ */
+async function forward(request: NextRequest, context: RouteContext): Promise<Response> {
+  const { trpc } = await context.params;
+  if (!PROCEDURE_PATH.test(trpc)) return Response.json({ error: { message: "bad procedure path" } }, { status: 400 });
+  const origin = request.headers.get("origin");
+  if (request.method === "POST" && origin && new URL(origin).host !== request.headers.get("host")) {
+    return Response.json({ error: { message: "cross-origin request refused" } }, { status: 403 });
+  }
+  const headers = new Headers({ "content-type": "application/json" });
+  const apiKey = request.cookies.get(SESSION_COOKIE)?.value;
+  if (apiKey) headers.set("authorization", `Bearer ${apiKey}`);
+  const traceparent = request.headers.get("traceparent");
+  if (traceparent) headers.set("traceparent", traceparent);
+  const target = new URL(`/trpc/${trpc}${request.nextUrl.search}`, env.EXECUTOR_URL);
+  let upstream: Response;
+  try {
+    upstream = await fetch(target, {
+      method: request.method,
+      headers,
+      cache: "no-store",
+      ...(request.method === "POST" ? { body: await request.text() } : {}),
+    });
+  } catch {
+    return Response.json(
+      { error: { message: "the executor could not be reached", code: -32603, data: { httpStatus: 502 } } },
+      { status: 502 },
+    );
+  }
+  return new Response(await upstream.text(), {
+    status: upstream.status,
+    headers: {
+      "content-type": upstream.headers.get("content-type") ?? "application/json",
+      "cache-control": "no-store",
+    },
+  });
+}
+
+export const GET = forward;
+export const POST = forward;

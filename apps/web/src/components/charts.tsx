@@ -1,0 +1,81 @@
+"use client";
+
+import { Bar, BarChart, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { formatShare } from "~/lib/format";
+
+/** The UNKNOWN share per slice of the window, as a small line. */
+export function Sparkline({
+  points,
+  label,
+}: {
+  points: { startEpochMs: number; unknownShare: number | null; calls: number }[];
+  label: string;
+}) {
+  const data = points.map((p) => ({ t: p.startEpochMs, share: p.unknownShare === null ? null : p.unknownShare * 100 }));
+  return (
+    <div role="img" aria-label={label} style={{ width: 110, height: 28 }}>
+      <LineChart width={110} height={28} data={data} margin={{ top: 3, right: 2, bottom: 3, left: 2 }}>
+        <YAxis hide domain={[0, 100]} />
+        <Line
+          type="monotone"
+          dataKey="share"
+          stroke="#c77700"
+          strokeWidth={1.6}
+          dot={false}
+          connectNulls
+          isAnimationActive={false}
+        />
+      </LineChart>
+    </div>
+  );
+}
+
+/** One segment of the resolution mix. */
+export interface MixSegment {
+  key: string;
+  label: string;
+  count: number;
+  color: string;
+  href: string;
+}
+
+/** The resolution mix as one stacked bar; each segment opens the matching records. */
+export function ResolutionBar({ segments, onOpen }: { segments: MixSegment[]; onOpen: (href: string) => void }) {
+  const total = segments.reduce((sum, s) => sum + s.count, 0);
+  const label = total
+    ? `Resolution mix: ${segments.map((s) => `${s.label} ${s.count}`).join(", ")}`
+    : "Resolution mix: no UNKNOWN outcomes";
+  if (!total) return <span className="muted small">no UNKNOWN outcomes</span>;
+  const row = Object.fromEntries(segments.map((s) => [s.key, s.count]));
+  return (
+    <div role="img" aria-label={label} style={{ width: 160, height: 22 }}>
+      <BarChart
+        width={160}
+        height={22}
+        data={[row]}
+        layout="vertical"
+        margin={{ top: 0, right: 0, bottom: 0, left: 0 }}
+      >
+        <XAxis type="number" hide domain={[0, total]} />
+        <YAxis type="category" hide />
+        <Tooltip
+          cursor={false}
+          wrapperStyle={{ zIndex: 10, fontSize: 12 }}
+          formatter={(value, name) => [`${value} (${formatShare(Number(value) / total)})`, String(name)]}
+        />
+        {segments.map((s) => (
+          <Bar
+            key={s.key}
+            dataKey={s.key}
+            name={s.label}
+            stackId="mix"
+            fill={s.color}
+            isAnimationActive={false}
+            cursor="pointer"
+            onClick={() => onOpen(s.href)}
+          />
+        ))}
+      </BarChart>
+    </div>
+  );
+}

@@ -1,0 +1,229 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { createColumnHelper } from "@tanstack/react-table";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useEffect, useMemo, useState } from "react";
+import { type MixSegment, ResolutionBar, Sparkline } from "~/components/charts";
+import { type Columns, DataTable } from "~/components/data-table";
+import { EmptyState, ErrorState, Loading } from "~/components/states";
+import { formatDuration, formatShare, formatShareChange, formatTime } from "~/lib/format";
+import { intentListHref } from "~/lib/intent-filters";
+import { parseTimeRange } from "~/lib/time-range";
+import { useTRPC } from "~/trpc/react";
+import type { ToolStats } from "~/trpc/types";
+import { RangePicker } from "./range-picker";
+
+/** Aggregates refresh every 30 s (paused in background tabs). */
+const AGGREGATES_REFETCH_MS = 30_000;
+
+function humanCount(t: ToolStats): number {
+  const r = t.resolutions;
+  return r.human_confirmed_effect + r.human_confirmed_no_effect + r.human_resent;
+}
+
+function segmentsOf(t: ToolStats, window: { fromEpochMs: number; toEpochMs: number }): MixSegment[] {
+  const base = { tool: t.tool, ...window };
+  return [
+    {
+      key: "found",
+      label: "found",
+      count: t.resolutions.found,
+      color: "var(--seg-found)",
+      href: intentListHref({ ...base, resolution: "found" }),
+    },
+    {
+      key: "absent_resent",
+      label: "absent → resent",
+      count: t.resolutions.absent_resent,
+      color: "var(--seg-resent)",
+      href: intentListHref({ ...base, resolution: "absent_resent" }),
+    },
+    {
+      key: "human",
+      label: "human confirmed",
+      count: humanCount(t),
+      color: "var(--seg-human)",
+      href: intentListHref({ ...base, resolution: "human" }),
+    },
+    {
+      key: "open",
+      label: "still open",
+      count: t.resolutions.open,
+      color: "var(--seg-open)",
+      href: intentListHref({ ...base, status: "UNKNOWN" }),
+    },
+  ];
+}
+
+const col = createColumnHelper<ToolStats>();
+
+/** The overview: reliability per tool in the window chosen in the URL. */
+export function OverviewView({
+  params,
+  initialNowEpochMs,
+}: {
+  params: Record<string, string>;
+  initialNowEpochMs: number;
+}) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const [now, setNow] = useState(initialNowEpochMs);
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), AGGREGATES_REFETCH_MS);
+    return () => clearInterval(timer);
+  }, []);
+  const range = parseTimeRange({ get: (name) => params[name] ?? null }, now);
+  const { fromEpochMs, toEpochMs } = range;
+  const span = useMemo(() => ({ fromEpochMs, toEpochMs }), [fromEpochMs, toEpochMs]);
+  const stats = useQuery({
+    ...trpc.stats.overview.queryOptions({ ...span, buckets: 20 }),
+    refetchInterval: AGGREGATES_REFETCH_MS,
+    placeholderData: (previous) => previous,
+  });
+
+  const columns = useMemo(
+    (): Columns<ToolStats> => [
+      col.accessor("tool", { header: "Tool", cell: (c) => <strong>{c.getValue()}</strong> }),
+      col.accessor("calls", { header: "Calls", meta: { testId: "calls", numeric: true } }),
+      col.accessor("unknownShare", {
+        header: "UNKNOWN share",
+        meta: { testId: "unknown-share", numeric: true },
+        cell: (c) => formatShare(c.row.original.calls ? c.getValue() : 0),
+      }),
+      col.display({
+        id: "trend",
+        header: "Trend",
+        cell: (c) => (
+          <Sparkline
+            points={c.row.original.sparkline}
+            label={`UNKNOWN share over the window for ${c.row.original.tool}`}
+          />
+        ),
+      }),
+      col.accessor("unknownShareChange", {
+        header: "vs previous",
+        meta: { testId: "unknown-change", numeric: true },
+        sortUndefined: "last",
+        cell: (c) => {
+          const v = c.getValue();
+          return (
+            <span
+              className={v && v > 0 ? "up" : v && v < 0 ? "down" : undefined}
+              title={`previous period: ${formatShare(c.row.original.previous.unknownShare)} of ${c.row.original.previous.calls} calls`}
+            >
+              {formatShareChange(v)}
+            </span>
+          );
+        },
+      }),
+      col.display({
+        id: "mix",
+        header: "Resolution mix",
+        cell: (c) => <ResolutionBar segments={segmentsOf(c.row.original, span)} onOpen={(href) => router.push(href)} />,
+      }),
+      ...(
+        [
+          ["found", "Found", "resolution-found"],
+          ["absent_resent", "Absent → resent", "resolution-absent_resent"],
+          ["human", "Human confirmed", "resolution-human"],
+          ["open", "Still open", "resolution-open"],
+        ] as const
+      ).map(([key, header, testId]) =>
+        col.accessor((t) => (key === "human" ? humanCount(t) : t.resolutions[key]), {
+          id: key,
+          header,
+          meta: { testId, numeric: true },
+          cell: (c) => {
+            const segment = segmentsOf(c.row.original, span).find((s) => s.key === key)!;
+            return (
+              <Link href={segment.href} aria-label={`${c.getValue()} ${segment.label} for ${c.row.original.tool}`}>
+                {c.getValue()}
+              </Link>
+            );
+          },
+        }),
+      ),
+      col.accessor("compensationsFailed", {
+        header: "Compensations run / failed",
+        meta: { testId: "compensations", numeric: true },
+        cell: (c) => (
+          <>
+            {c.row.original.compensationsRun} /{" "}
+            <span className={c.getValue() > 0 ? "failed" : undefined}>{c.getValue()}</span>
+            {c.getValue() > 0 ? <span className="visually-hidden"> failed</span> : null}
+          </>
+        ),
+      }),
+      col.accessor("stalePendingCount", {
+        header: "Stale PENDING",
+        meta: { testId: "stale", numeric: true },
+        cell: (c) =>
+          c.getValue() ? (
+            <Link href="/stale">
+              {c.getValue()}
+              <span className="small"> · oldest {formatDuration(c.row.original.oldestStalePendingAgeMs)}</span>
+            </Link>
+          ) : (
+            0
+          ),
+      }),
+      col.accessor((t) => t.latency.p99Ms ?? -1, {
+        id: "latency",
+        header: "Timeout vs p95 / p99",
+        meta: { testId: "latency" },
+        cell: (c) => {
+          const t = c.row.original;
+          return (
+            <span>
+              {formatDuration(t.timeoutMs)} vs {formatDuration(t.latency.p95Ms)} / {formatDuration(t.latency.p99Ms)}
+              {t.timeoutNearLatency ? (
+                <span className="flag" title="p99 latency is at least 80% of the timeout: expect UNKNOWN outcomes">
+                  {" "}
+                  ⚠ timeout close to latency
+                </span>
+              ) : null}
+            </span>
+          );
+        },
+      }),
+    ],
+    [span, router],
+  );
+
+  return (
+    <>
+      <h1>Overview</h1>
+      <RangePicker key={`${range.preset}-${params.from ?? ""}-${params.to ?? ""}`} range={range} />
+      <p className="muted small">
+        Calls created from {formatTime(range.fromEpochMs)} to {formatTime(range.toEpochMs)}. Refreshes every 30 s.
+      </p>
+      {stats.error ? <ErrorState error={stats.error} title="Could not load the overview" /> : null}
+      {stats.data ? (
+        stats.data.tools.length ? (
+          <>
+            <DataTable label="Reliability per tool" data={stats.data.tools} columns={columns} />
+            <p className="bar-legend">
+              {segmentsOf(stats.data.tools[0]!, span).map((s) => (
+                <span key={s.key}>
+                  <span className="swatch" style={{ background: s.color }} aria-hidden="true" />
+                  {s.label}
+                </span>
+              ))}
+            </p>
+            <p className="small">
+              All tools: {stats.data.totals.calls} calls,{" "}
+              {formatShare(stats.data.totals.calls ? stats.data.totals.unknownShare : 0)} UNKNOWN (
+              {formatShareChange(stats.data.totals.unknownShareChange)} vs previous period).
+            </p>
+          </>
+        ) : (
+          <EmptyState>The catalog has no side-effecting tools and no calls were recorded.</EmptyState>
+        )
+      ) : stats.isPending ? (
+        <Loading what="the overview" />
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,73 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { type FormEvent, useState } from "react";
+import { isPreset, type RANGE_PRESETS, type TimeRange, toDateTimeLocal } from "~/lib/time-range";
+
+const PRESET_LABELS: Record<keyof typeof RANGE_PRESETS, string> = {
+  "1h": "Last hour",
+  "6h": "Last 6 hours",
+  "24h": "Last 24 hours",
+  "7d": "Last 7 days",
+};
+
+/** Presets and an absolute from/to; the choice lives in the URL (`?range=` or `?from=&to=`). */
+export function RangePicker({ range }: { range: TimeRange }) {
+  const router = useRouter();
+  const [custom, setCustom] = useState(range.preset === null);
+  const [error, setError] = useState<string | null>(null);
+
+  function choose(value: string) {
+    if (isPreset(value)) {
+      setCustom(false);
+      router.push(`/overview?range=${value}`);
+    } else setCustom(true);
+  }
+
+  function apply(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const from = new Date(String(form.get("from"))).getTime();
+    const to = new Date(String(form.get("to"))).getTime();
+    if (!Number.isFinite(from) || !Number.isFinite(to) || from >= to) {
+      setError("From must be before To.");
+      return;
+    }
+    setError(null);
+    router.push(`/overview?from=${from}&to=${to}`);
+  }
+
+  return (
+    <form className="toolbar" onSubmit={apply}>
+      <label className="field">
+        <span>Time range</span>
+        <select value={custom ? "custom" : (range.preset ?? "custom")} onChange={(e) => choose(e.target.value)}>
+          {Object.entries(PRESET_LABELS).map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+          <option value="custom">Custom…</option>
+        </select>
+      </label>
+      {custom ? (
+        <>
+          <label className="field">
+            <span>From</span>
+            <input type="datetime-local" name="from" defaultValue={toDateTimeLocal(range.fromEpochMs)} required />
+          </label>
+          <label className="field">
+            <span>To</span>
+            <input type="datetime-local" name="to" defaultValue={toDateTimeLocal(range.toEpochMs)} required />
+          </label>
+          <button type="submit">Apply</button>
+          {error ? (
+            <span role="alert" className="flag">
+              {error}
+            </span>
+          ) : null}
+        </>
+      ) : null}
+    </form>
+  );
+}

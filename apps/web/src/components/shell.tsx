@@ -1,0 +1,60 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { type ReactNode, useState } from "react";
+import { SearchBox } from "./search-box";
+import { useSession } from "./session-context";
+
+const NAV = [
+  { href: "/overview", label: "Overview" },
+  { href: "/queue", label: "Human queue" },
+  { href: "/stale", label: "Stale PENDING" },
+  { href: "/runs", label: "Runs" },
+  { href: "/audit", label: "Audit log" },
+] as const;
+
+/** The frame of every signed-in page: navigation, search, who is signed in, sign out. */
+export function Shell({ children }: { children: ReactNode }) {
+  const pathname = usePathname();
+  const session = useSession();
+  const [signingOut, setSigningOut] = useState(false);
+
+  async function signOut() {
+    setSigningOut(true);
+    await fetch("/api/session", { method: "DELETE" }).catch(() => undefined);
+    window.location.assign("/login");
+  }
+
+  return (
+    <>
+      <header className="topbar">
+        <span className="brand">Tristate</span>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.href}>
+                <Link
+                  href={item.href}
+                  aria-current={pathname === item.href || pathname.startsWith(`${item.href}/`) ? "page" : undefined}
+                >
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <SearchBox />
+        <div className="who">
+          <span>
+            {session.name} <span className="small">({session.role})</span>
+          </span>
+          <button type="button" onClick={signOut} disabled={signingOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main">{children}</main>
+    </>
+  );
+}

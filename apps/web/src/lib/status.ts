@@ -1,0 +1,76 @@
+import type { IntentStatus, OperatorAction, Resolution, Role } from "~/trpc/types";
+
+/** How a status is shown: an icon (never alone) and words. */
+export interface StatusLook {
+  icon: string;
+  label: string;
+  tone: "ok" | "warn" | "bad" | "muted";
+}
+
+/** The look of a record's status. */
+export function statusLook(status: IntentStatus): StatusLook {
+  switch (status) {
+    case "SUCCEEDED":
+      return { icon: "✓", label: "Succeeded", tone: "ok" };
+    case "FAILED_NO_EFFECT":
+      return { icon: "✕", label: "Failed, no effect", tone: "muted" };
+    case "UNKNOWN":
+      return { icon: "?", label: "Unknown", tone: "warn" };
+    case "PENDING":
+      return { icon: "…", label: "Pending", tone: "muted" };
+  }
+}
+
+/** A resolution in words. */
+export function resolutionLabel(resolution: Resolution | null): string {
+  switch (resolution) {
+    case null:
+      return "–";
+    case "found":
+      return "found by a probe";
+    case "absent_resent":
+      return "absent → resent";
+    case "human_confirmed_effect":
+      return "a person confirmed it happened";
+    case "human_confirmed_no_effect":
+      return "a person confirmed it did not happen";
+    case "human_resent":
+      return "a person resent it";
+    case "needs_human":
+      return "waiting for a person";
+  }
+}
+
+/** The four operator actions, in keyboard order (1–4). */
+export const OPERATOR_ACTIONS: readonly OperatorAction[] = [
+  "confirm_effect",
+  "confirm_no_effect",
+  "resend_same_key",
+  "compensate",
+];
+
+/** The button label of an action (the names the e2e tests use). */
+export function actionLabel(action: OperatorAction): string {
+  switch (action) {
+    case "confirm_effect":
+      return "Confirm it happened";
+    case "confirm_no_effect":
+      return "Confirm it did not happen";
+    case "resend_same_key":
+      return "Resend with the same key";
+    case "compensate":
+      return "Compensate";
+  }
+}
+
+/** Whether a role may act on records (the API refuses the others anyway). */
+export function canOperate(role: Role): boolean {
+  switch (role) {
+    case "operator":
+    case "admin":
+      return true;
+    case "viewer":
+    case "agent":
+      return false;
+  }
+}
