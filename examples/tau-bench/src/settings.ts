@@ -22,3 +22,13 @@ export function tauBenchDataDir(): string {
 export function tauBenchDataPresent(dir: string = tauBenchDataDir()): boolean {
   return existsSync(join(dir, "retail", "orders.json")) && existsSync(join(dir, "airline", "flights.json"));
 }
+
+/** `DATABASE_URL`: the PostgreSQL the replay's executor uses when set (else a test or embedded database). */
+export function databaseUrlSetting(): string | undefined {
+  return process.env.DATABASE_URL || undefined;
+}
+
+/** The directory the command was started from (`INIT_CWD` under pnpm/npm scripts, else the cwd). */
+export function invocationDir(): string {
+  return process.env.INIT_CWD || process.cwd();
+}

@@ -310,6 +310,9 @@ export function createTauService(options: TauServiceOptions): TauService {
       inst.reset(faults, seed);
       return send(res, 200, { ok: true });
     }
+    if (action === "effects" && rest.length === 0 && method === "GET") {
+      return send(res, 200, { effects: inst.effects.all() });
+    }
     if (action === "state-hash" && rest.length === 0 && method === "GET") {
       return send(res, 200, { state_hash_jcs: stateHashJcs(inst.db) });
     }

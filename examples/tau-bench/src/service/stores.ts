@@ -98,6 +98,11 @@ export class EffectLog {
     return effect;
   }
 
+  /** Every effect, visible or not, oldest first (for scoring: the remote's own ground truth). */
+  all(): readonly Effect[] {
+    return this.effects;
+  }
+
   /** Visible effects of `tool` at or after `since` whose arguments match every filter (oldest first). */
   find(tool: string, filters: Record<string, string>, since: number, now: number): Effect[] {
     return this.effects.filter(

@@ -1,0 +1,3 @@
+/** The executor's tool catalog for the τ-bench domain service. */
+export * from "./identity.ts";
+export * from "./tools.ts";

@@ -1,0 +1,60 @@
+/**
+ * `pnpm tau:replay`: replays τ-bench tasks with injected faults through Tristate and two baselines,
+ * scores final states against the oracle, prints a table and writes the JSON report.
+ *
+ * pnpm tau:replay --tasks FILE --oracle FILE [--tasks FILE --oracle FILE …] --fault-rate 0.2 --seed 1
+ *   --report out.json [--limit N] [--concurrency K] [--fault-mix refuse=1,503=1,…] [--db auto|embedded|test]
+ */
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseReplayArgs, REPLAY_USAGE } from "./cli.ts";
+import { startReplayEnvironment } from "./environment.ts";
+import { loadReplayTasks, replayTasks } from "./replay.ts";
+import { formatReport } from "./report.ts";
+
+async function main(): Promise<void> {
+  let args: ReturnType<typeof parseReplayArgs>;
+  try {
+    args = parseReplayArgs(process.argv.slice(2).filter((a) => a !== "--"));
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${REPLAY_USAGE}`);
+    process.exit(2);
+  }
+  if ("help" in args) {
+    console.log(REPLAY_USAGE);
+    return;
+  }
+  let tasks = loadReplayTasks(args.sources);
+  if (args.limit !== undefined) tasks = tasks.slice(0, args.limit);
+  console.error(`loaded ${tasks.length} tasks from ${args.sources.map((s) => s.tasks).join(", ")}`);
+  const env = await startReplayEnvironment({
+    faults: args.faults,
+    maxInstances: tasks.length + 8,
+    database: args.database,
+    dataDir: args.dataDir,
+  });
+  console.error(`executor at ${env.executorUrl} on ${env.databaseLabel}`);
+  try {
+    const report = await replayTasks(env, tasks, {
+      concurrency: args.concurrency,
+      onTask: (done, total) => {
+        if (done % 20 === 0 || done === total) console.error(`  ${done}/${total} tasks`);
+      },
+    });
+    console.log(formatReport(report));
+    if (args.report) {
+      writeFileSync(resolve(args.cwd, args.report), `${JSON.stringify(report, null, 2)}\n`);
+      console.log(`\nreport written to ${resolve(args.cwd, args.report)}`);
+    }
+    const ok =
+      report.targets.probeableAllMatched && report.targets.zeroDuplicates && report.targets.everyUnmatchedInHumanQueue;
+    process.exitCode = ok ? 0 : 1;
+  } finally {
+    await env.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,63 @@
+/** The replay's report as a text table. */
+import { AGENTS } from "./agents.ts";
+import type { ReplayReport } from "./replay.ts";
+
+const pct = (n: number, d: number) => (d === 0 ? "–" : `${((100 * n) / d).toFixed(1)}%`);
+
+const LABEL = { tristate: "Tristate", retry_any: "retry on any error", never_retry: "never retry" } as const;
+
+/** Formats the totals side by side, the targets and the human queue. */
+export function formatReport(report: ReplayReport): string {
+  const t = report.totals;
+  const rows: [string, (a: (typeof AGENTS)[number]) => string][] = [
+    ["tasks matched (final state = oracle)", (a) => `${t[a].matched}/${t[a].tasks} (${pct(t[a].matched, t[a].tasks)})`],
+    [
+      "  of tasks whose write tools have a probe",
+      (a) => `${t[a].probeableMatched}/${t[a].probeableTasks} (${pct(t[a].probeableMatched, t[a].probeableTasks)})`,
+    ],
+    ["duplicate effects (tasks)", (a) => `${t[a].duplicateEffects} (${t[a].tasksWithDuplicates})`],
+    ["gaps: ground-truth effects missing (tasks)", (a) => `${t[a].gaps} (${t[a].tasksWithGaps})`],
+    ["write requests by the agent", (a) => String(t[a].writeCalls)],
+    ["ambiguous outcomes seen (UNKNOWN / timeout, reset, 5xx)", (a) => String(t[a].ambiguousCalls)],
+    [
+      "UNKNOWN steps resolved as",
+      (a) =>
+        a === "tristate"
+          ? Object.entries(t[a].resolutions)
+              .sort()
+              .map(([k, n]) => `${k} ${n}`)
+              .join(", ") || "–"
+          : "–",
+    ],
+    [
+      "items left for a human (tasks)",
+      (a) => (a === "tristate" ? `${t[a].humanQueueItems} (${t[a].tasksInHumanQueue})` : "– (no queue)"),
+    ],
+    ["unmatched, not in a human queue", (a) => String(t[a].unmatchedNotQueued)],
+    ["unmatched while the agent saw no problem", (a) => String(t[a].silentlyWrong)],
+  ];
+  const head = ["", ...AGENTS.map((a) => LABEL[a])];
+  const body = rows.map(([label, f]) => [label, ...AGENTS.map(f)]);
+  const widths = head.map((_, i) => Math.max(...[head, ...body].map((r) => (r[i] ?? "").length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
+  const out = [
+    `τ-bench replay ${report.replayId}: ${report.options.tasks} tasks, fault rate ${report.options.faultRate} on write requests, seed ${report.options.seed}, concurrency ${report.options.concurrency}`,
+    `executor database: ${report.database}; ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}; ${(report.durationMs / 1000).toFixed(1)} s`,
+    "",
+    line(head),
+    `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
+    ...body.map(line),
+    "",
+    `targets (Tristate): every probe-able task matched: ${yes(report.targets.probeableAllMatched)}; zero duplicate effects: ${yes(report.targets.zeroDuplicates)}; every unmatched task in the human queue: ${yes(report.targets.everyUnmatchedInHumanQueue)}`,
+  ];
+  if (report.humanQueue.length) {
+    out.push("", "human queue (Tristate):");
+    for (const i of report.humanQueue.slice(0, 20)) {
+      out.push(`  ${i.runId} ${i.stepId} ${i.effect} — ${i.error?.code ?? ""}: ${i.error?.message ?? ""}`);
+    }
+    if (report.humanQueue.length > 20) out.push(`  … ${report.humanQueue.length - 20} more`);
+  }
+  return out.join("\n");
+}
+
+const yes = (b: boolean) => (b ? "yes" : "NO");
