@@ -1,0 +1,66 @@
+import { expect, type Locator, type Page } from "@playwright/test";
+import { login, overviewUrl, Seeder, stack, test } from "../src/fixtures.ts";
+
+/** The overview table's row for a tool (its first cell is the tool name). */
+function toolRow(page: Page, tool: string): Locator {
+  const table = page.getByRole("table", { name: "Reliability per tool" });
+  return table.getByRole("row").filter({
+    has: page.locator(":scope > :first-child", { hasText: new RegExp(`^\\s*${tool}(?![\\w])`) }),
+  });
+}
+
+test("the overview shows the UNKNOWN share and how the UNKNOWNs ended, for the seeded calls", async ({ page }) => {
+  const { tools } = stack();
+  const from = Date.now() - 1000;
+  const seeder = new Seeder("overview");
+  // Keyed tool with probes: 4 calls, 3 of them UNKNOWN at first — 2 found, 1 absent → resent.
+  await seeder.call(tools.overviewKeyed, "succeeded");
+  await seeder.call(tools.overviewKeyed, "found", "504");
+  await seeder.call(tools.overviewKeyed, "found", "hang");
+  await seeder.call(tools.overviewKeyed, "absent_resent", "reset");
+  // Unsafe tool without probes: 4 calls, 2 UNKNOWN — one settled by an operator, one still open.
+  await seeder.call(tools.overviewManual, "succeeded");
+  await seeder.call(tools.overviewManual, "succeeded");
+  const settled = await seeder.call(tools.overviewManual, "needs_human");
+  await seeder.call(tools.overviewManual, "needs_human");
+  await seeder.resolve(settled.key, "confirm_no_effect", "nothing at the PSP");
+  const to = Date.now() + 1000;
+
+  await login(page, "viewer", overviewUrl(from, to));
+  await expect(page).toHaveURL(/\/overview\?/);
+  await expect(page.getByLabel("Time range")).toBeVisible();
+  await expect(page.getByRole("table", { name: "Reliability per tool" })).toBeVisible();
+
+  const keyed = toolRow(page, tools.overviewKeyed);
+  await expect(keyed).toHaveCount(1);
+  await expect(keyed.getByTestId("calls")).toHaveText("4");
+  await expect(keyed.getByTestId("unknown-share")).toContainText("75.0%");
+  await expect(keyed.getByTestId("resolution-found")).toHaveText("2");
+  await expect(keyed.getByTestId("resolution-absent_resent")).toHaveText("1");
+  await expect(keyed.getByTestId("resolution-human")).toHaveText("0");
+  await expect(keyed.getByTestId("resolution-open")).toHaveText("0");
+  await expect(keyed.getByTestId("compensations")).toHaveText(/^\s*0\s*\/\s*0\s*$/);
+  await expect(keyed.getByTestId("stale")).toContainText("0");
+  await expect(keyed.getByTestId("latency")).toBeVisible();
+
+  const manual = toolRow(page, tools.overviewManual);
+  await expect(manual.getByTestId("calls")).toHaveText("4");
+  await expect(manual.getByTestId("unknown-share")).toContainText("50.0%");
+  await expect(manual.getByTestId("resolution-found")).toHaveText("0");
+  await expect(manual.getByTestId("resolution-absent_resent")).toHaveText("0");
+  await expect(manual.getByTestId("resolution-human")).toHaveText("1");
+  await expect(manual.getByTestId("resolution-open")).toHaveText("1");
+
+  // A catalog tool without calls in this window still has its row, with nothing counted.
+  const idle = toolRow(page, tools.queue);
+  await expect(idle.getByTestId("calls")).toHaveText("0");
+
+  // A window before these calls counts none of them.
+  await page.goto(overviewUrl(from - 3_600_000, from - 1_800_000));
+  await expect(toolRow(page, tools.overviewKeyed).getByTestId("calls")).toHaveText("0");
+
+  // A preset in the URL: the last hour holds exactly this test's calls of these tools.
+  await page.goto("/overview?range=1h");
+  await expect(toolRow(page, tools.overviewKeyed).getByTestId("calls")).toHaveText("4");
+  await expect(toolRow(page, tools.overviewManual).getByTestId("unknown-share")).toContainText("50.0%");
+});

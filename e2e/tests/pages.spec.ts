@@ -1,0 +1,68 @@
+import type { Locator, Page } from "@playwright/test";
+import {
+  expect,
+  expectNoSeriousA11yViolations,
+  login,
+  openAction,
+  Seeder,
+  screenshot,
+  stack,
+  test,
+} from "../src/fixtures.ts";
+
+/** Waits until a page shows its content (its main table, or its empty state). */
+async function ready(page: Page, content: Locator): Promise<void> {
+  await expect(content.first()).toBeVisible();
+  await page.waitForLoadState("networkidle");
+}
+
+test("every page passes axe-core with no serious or critical violations, and is screenshotted", async ({
+  page,
+}, testInfo) => {
+  const { tools } = stack();
+  const seeder = new Seeder("pages");
+  await seeder.call(tools.pages, "succeeded");
+  await seeder.call(tools.pages, "succeeded");
+  await seeder.call(tools.pages, "found", "504");
+  await seeder.call(tools.pages, "absent_resent", "reset");
+  const waiting = await seeder.call(tools.pagesManual, "needs_human");
+  const settled = await seeder.call(tools.pagesManual, "needs_human", "hang");
+  await seeder.call(tools.pagesManual, "needs_human", "reset");
+  await seeder.resolve(settled.key, "confirm_effect", "refund visible in the PSP dashboard");
+
+  const check = async (name: string, content: Locator, docs = false) => {
+    await ready(page, content);
+    await expectNoSeriousA11yViolations(page, name, testInfo);
+    await screenshot(page, name, testInfo, docs);
+  };
+
+  await page.goto("/login");
+  await check("login", page.getByLabel("API key"));
+
+  await login(page, "operator");
+  await page.goto("/overview?range=1h");
+  await check("overview", page.getByRole("table", { name: "Reliability per tool" }), true);
+
+  await page.goto("/queue");
+  await check("queue", page.getByRole("table", { name: "Human queue" }), true);
+  const dialog = await openAction(page, waiting.key, "Confirm it happened");
+  await dialog.getByLabel("Reason").fill("checked the PSP: the refund is there");
+  await check("queue-confirmation", dialog);
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toBeHidden();
+
+  await page.goto(`/intents/${settled.key}`);
+  await check("intent", page.getByRole("list", { name: "Timeline" }));
+
+  await page.goto("/stale");
+  await check("stale", page.getByRole("table", { name: "Stale PENDING" }).or(page.getByText("Nothing here")));
+
+  await page.goto("/runs");
+  await check("runs", page.getByLabel("Search"));
+
+  await page.goto(`/runs/${seeder.runId}`);
+  await check("run", page.getByRole("table", { name: "Steps" }));
+
+  await page.goto("/audit");
+  await check("audit", page.getByRole("table", { name: "Audit log" }));
+});
