@@ -32,3 +32,11 @@ export function formatTime(epochMs: number | null): string {
 export function formatJson(value: unknown): string {
   return JSON.stringify(value, null, 2) ?? "null";
 }
+
+/** `YYYY-MM-DDTHH:mm` local time for a datetime-local input, or empty. */
+export function toDateTimeLocalOrEmpty(epochMs: number | undefined): string {
+  if (epochMs === undefined) return "";
+  const d = new Date(epochMs);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}

@@ -1,0 +1,193 @@
+"use client";
+
+import { useMutation, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { useCanOperate } from "~/components/session-context";
+import { ErrorState, Loading, NoResults } from "~/components/states";
+import { StatusBadge } from "~/components/status-badge";
+import { formatDuration, formatJson, formatTime } from "~/lib/format";
+import { maskSecrets } from "~/lib/mask";
+import { runPath } from "~/lib/search";
+import { resolutionLabel } from "~/lib/status";
+import { buildTraceUrl } from "~/lib/trace-url";
+import { httpStatusOf, useTRPC } from "~/trpc/react";
+import type { TimelineEvent } from "~/trpc/types";
+
+function CopyButton({ text }: { text: string }) {
+  const [copied, setCopied] = useState<"idle" | "done" | "failed">("idle");
+  return (
+    <>
+      <button
+        type="button"
+        onClick={() =>
+          navigator.clipboard.writeText(text).then(
+            () => setCopied("done"),
+            () => setCopied("failed"),
+          )
+        }
+      >
+        Copy key
+      </button>
+      <span aria-live="polite" className="small muted">
+        {copied === "done" ? " Copied" : copied === "failed" ? " Copy failed: select the key instead" : ""}
+      </span>
+    </>
+  );
+}
+
+function EventItem({ event }: { event: TimelineEvent }) {
+  const data = maskSecrets(event.data) as Record<string, unknown>;
+  const who = typeof data.actorName === "string" ? data.actorName : typeof data.actor === "string" ? data.actor : null;
+  const why = typeof data.note === "string" ? data.note : null;
+  return (
+    <li data-testid="event" data-type={event.type}>
+      <span className="etype">{event.type.replaceAll("_", " ")}</span>{" "}
+      <time className="small muted" dateTime={new Date(event.atEpochMs).toISOString()}>
+        {formatTime(event.atEpochMs)}
+      </time>
+      {who ? (
+        <div>
+          by <strong>{who}</strong>
+          {why ? <> — “{why}”</> : null}
+        </div>
+      ) : null}
+      {Object.keys(data).length ? <pre>{formatJson(data)}</pre> : null}
+    </li>
+  );
+}
+
+/** One intent record: facts, arguments (secrets masked), timeline, compensation, probes, trace link. */
+export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string; traceUrlTemplate: string }) {
+  const trpc = useTRPC();
+  const canOperate = useCanOperate();
+  const valid = /^[0-9a-f]{32}$/.test(intentKey);
+  const intent = useQuery({
+    ...trpc.intents.get.queryOptions({ key: intentKey }),
+    enabled: valid,
+    refetchInterval: 10_000,
+  });
+  const probe = useMutation(trpc.probe.rerun.mutationOptions());
+
+  if (!valid) return <NoResults>“{intentKey}” is not an idempotency key (32 hex characters).</NoResults>;
+  if (intent.isPending) return <Loading what="the record" />;
+  if (intent.error) {
+    return httpStatusOf(intent.error) === 404 ? (
+      <NoResults>No record has the key {intentKey}.</NoResults>
+    ) : (
+      <ErrorState error={intent.error} title="Could not load the record" />
+    );
+  }
+  const { record, events } = intent.data;
+  const end = record.finishedAtEpochMs ?? record.updatedAtEpochMs;
+  const traceUrl = record.traceId
+    ? buildTraceUrl(traceUrlTemplate, record.traceId, record.createdAtEpochMs, end)
+    : null;
+
+  return (
+    <>
+      <h1>{record.tool}</h1>
+      <section className="panel" aria-label="Record">
+        <dl className="facts">
+          <dt>Status</dt>
+          <dd>
+            <StatusBadge status={record.status} testId="status" />
+            {record.needsHuman ? <span className="small"> · waiting for a person</span> : null}
+          </dd>
+          <dt>Resolution</dt>
+          <dd>{resolutionLabel(record.resolution)}</dd>
+          <dt>Idempotency key</dt>
+          <dd>
+            <code data-testid="idempotency-key">{record.key}</code> <CopyButton text={record.key} />
+          </dd>
+          <dt>Run / step</dt>
+          <dd>
+            <Link href={runPath(record.runId)}>{record.runId}</Link> / {record.stepId}
+          </dd>
+          <dt>Attempts</dt>
+          <dd>{record.attempt}</dd>
+          <dt>Deadline</dt>
+          <dd>{formatTime(record.deadlineEpochMs)}</dd>
+          <dt>Created / updated</dt>
+          <dd>
+            {formatTime(record.createdAtEpochMs)} / {formatTime(record.updatedAtEpochMs)}
+          </dd>
+          <dt>Reconcile sweeps</dt>
+          <dd>{record.reconcileSweeps}</dd>
+          <dt>Version</dt>
+          <dd>{record.version}</dd>
+          {record.error ? (
+            <>
+              <dt>Error</dt>
+              <dd>
+                {record.error.code}: {record.error.message}
+              </dd>
+            </>
+          ) : null}
+          <dt>Trace</dt>
+          <dd>
+            {traceUrl ? (
+              <a href={traceUrl} target="_blank" rel="noreferrer">
+                Open trace
+              </a>
+            ) : (
+              <span className="muted">no trace recorded</span>
+            )}
+            {record.traceId ? <span className="mono small"> {record.traceId}</span> : null}
+          </dd>
+        </dl>
+      </section>
+      <h2>Arguments</h2>
+      <pre>{formatJson(maskSecrets(record.args))}</pre>
+      {record.hasResult ? (
+        <>
+          <h2>Result</h2>
+          <pre>{formatJson(maskSecrets(record.result))}</pre>
+        </>
+      ) : null}
+      <h2>Compensation</h2>
+      {record.compensation ? (
+        <pre>{formatJson(maskSecrets(record.compensation))}</pre>
+      ) : (
+        <p className="muted">None registered.</p>
+      )}
+      {canOperate ? (
+        <section className="panel" aria-label="Probes">
+          <button type="button" onClick={() => probe.mutate({ key: record.key })} disabled={probe.isPending}>
+            Re-run probe now
+          </button>{" "}
+          <span className="small muted">Asks the remote now; changes nothing.</span>
+          {probe.isPending ? <p className="loading">Probing…</p> : null}
+          {probe.error ? <ErrorState error={probe.error} title="The probe could not run" /> : null}
+          {probe.data ? (
+            <div aria-live="polite">
+              <p>
+                <strong>{probe.data.summary}</strong>
+              </p>
+              <ul>
+                {probe.data.probes.map((p) => (
+                  <li key={p.probe}>
+                    {p.probe} probe: <strong>{p.answer}</strong> in {formatDuration(p.durationMs)}
+                    {p.absenceCounts ? "" : " (after key retention: “absent” proves nothing)"}
+                    {p.message ? ` — ${p.message}` : ""}
+                    {p.found !== undefined ? <pre>{formatJson(maskSecrets(p.found))}</pre> : null}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
+        </section>
+      ) : null}
+      <h2 id="timeline-heading">Timeline</h2>
+      {events.length ? (
+        <ol className="timeline" aria-label="Timeline">
+          {events.map((event) => (
+            <EventItem key={event.id} event={event} />
+          ))}
+        </ol>
+      ) : (
+        <p className="muted">No events recorded.</p>
+      )}
+    </>
+  );
+}

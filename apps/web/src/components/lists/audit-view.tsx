@@ -1,0 +1,139 @@
+"use client";
+
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { createColumnHelper } from "@tanstack/react-table";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import type { FormEvent } from "react";
+import { type Columns, DataTable } from "~/components/data-table";
+import { EmptyState, ErrorState, Loading, NoResults } from "~/components/states";
+import { formatTime, toDateTimeLocalOrEmpty } from "~/lib/format";
+import { intentPath } from "~/lib/search";
+import { actionLabel, OPERATOR_ACTIONS } from "~/lib/status";
+import { useTRPC } from "~/trpc/react";
+import type { AuditEntry, OperatorAction } from "~/trpc/types";
+
+const col = createColumnHelper<AuditEntry>();
+const columns: Columns<AuditEntry> = [
+  col.accessor("atEpochMs", { header: "When", cell: (c) => formatTime(c.getValue()) }),
+  col.accessor("actorName", { header: "Operator" }),
+  col.accessor("action", { header: "Action", cell: (c) => actionLabel(c.getValue()) }),
+  col.accessor("tool", { header: "Tool" }),
+  col.accessor("key", {
+    header: "Record",
+    cell: (c) => (
+      <Link href={intentPath(c.getValue())} className="mono small">
+        {c.getValue()}
+      </Link>
+    ),
+  }),
+  col.accessor((e) => `${e.before.status} → ${e.after.status}`, { id: "change", header: "Change" }),
+  col.accessor("note", { header: "Reason" }),
+];
+
+function epochMs(value: string | undefined): number | undefined {
+  return value && /^\d{1,16}$/.test(value) ? Number(value) : undefined;
+}
+
+/** Every operator action, newest first; filters (operator, action, tool, time) live in the URL. */
+export function AuditView({ params }: { params: Record<string, string> }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const action = OPERATOR_ACTIONS.includes(params.action as OperatorAction)
+    ? (params.action as OperatorAction)
+    : undefined;
+  const from = epochMs(params.from);
+  const to = epochMs(params.to);
+  const filters = {
+    ...(params.operator ? { operator: params.operator } : {}),
+    ...(action ? { action } : {}),
+    ...(params.tool ? { tool: params.tool } : {}),
+    ...(from !== undefined ? { fromEpochMs: from } : {}),
+    ...(to !== undefined && (from === undefined || to > from) ? { toEpochMs: to } : {}),
+  };
+  const filtered = Object.keys(filters).length > 0;
+  const audit = useInfiniteQuery({
+    ...trpc.audit.list.infiniteQueryOptions(
+      { ...filters, limit: 50 },
+      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+    ),
+    refetchInterval: 30_000,
+  });
+  const entries = audit.data?.pages.flatMap((p) => p.entries) ?? [];
+
+  function apply(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const next = new URLSearchParams();
+    for (const name of ["operator", "action", "tool"]) {
+      const value = String(form.get(name) ?? "").trim();
+      if (value) next.set(name, value);
+    }
+    for (const name of ["from", "to"]) {
+      const value = String(form.get(name) ?? "");
+      const ms = value ? new Date(value).getTime() : Number.NaN;
+      if (Number.isFinite(ms)) next.set(name, String(ms));
+    }
+    router.push(`/audit${next.size ? `?${next}` : ""}`);
+  }
+
+  return (
+    <>
+      <h1>Audit log</h1>
+      <form className="toolbar" onSubmit={apply} key={JSON.stringify(params)}>
+        <label className="field">
+          <span>Operator</span>
+          <input name="operator" defaultValue={params.operator ?? ""} />
+        </label>
+        <label className="field">
+          <span>Action</span>
+          <select name="action" defaultValue={action ?? ""}>
+            <option value="">any</option>
+            {OPERATOR_ACTIONS.map((a) => (
+              <option key={a} value={a}>
+                {actionLabel(a)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span>Tool</span>
+          <input name="tool" defaultValue={params.tool ?? ""} />
+        </label>
+        <label className="field">
+          <span>From</span>
+          <input type="datetime-local" name="from" defaultValue={toDateTimeLocalOrEmpty(from)} />
+        </label>
+        <label className="field">
+          <span>To</span>
+          <input type="datetime-local" name="to" defaultValue={toDateTimeLocalOrEmpty(to)} />
+        </label>
+        <button type="submit">Filter</button>
+      </form>
+      {audit.error ? <ErrorState error={audit.error} title="Could not load the audit log" /> : null}
+      {audit.isPending ? <Loading what="the audit log" /> : null}
+      {audit.data && entries.length === 0 ? (
+        filtered ? (
+          <NoResults>No operator action matches these filters.</NoResults>
+        ) : (
+          <EmptyState>No operator has acted on a record yet.</EmptyState>
+        )
+      ) : null}
+      {entries.length ? (
+        <DataTable
+          label="Audit log"
+          data={entries}
+          columns={columns}
+          rowProps={() => ({ "data-testid": "audit-row" })}
+        />
+      ) : null}
+      {audit.hasNextPage ? (
+        <div className="pager">
+          <button type="button" onClick={() => audit.fetchNextPage()} disabled={audit.isFetchingNextPage}>
+            Load older entries
+          </button>
+        </div>
+      ) : null}
+    </>
+  );
+}

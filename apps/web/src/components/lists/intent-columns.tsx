@@ -1,0 +1,37 @@
+"use client";
+
+import { createColumnHelper } from "@tanstack/react-table";
+import Link from "next/link";
+import type { Columns } from "~/components/data-table";
+import { StatusBadge } from "~/components/status-badge";
+import { formatTime } from "~/lib/format";
+import { intentPath, runPath } from "~/lib/search";
+import { resolutionLabel } from "~/lib/status";
+import type { IntentSummary } from "~/trpc/types";
+
+const col = createColumnHelper<IntentSummary>();
+
+/** Columns shared by the lists of intent records. */
+export const intentColumns: Columns<IntentSummary> = [
+  col.accessor("status", { header: "Status", cell: (c) => <StatusBadge status={c.getValue()} /> }),
+  col.accessor("tool", { header: "Tool" }),
+  col.accessor("key", {
+    header: "Key",
+    cell: (c) => (
+      <Link href={intentPath(c.getValue())} className="mono small">
+        {c.getValue()}
+      </Link>
+    ),
+  }),
+  col.accessor("runId", {
+    header: "Run / step",
+    cell: (c) => (
+      <span className="small">
+        <Link href={runPath(c.getValue())}>{c.getValue()}</Link> / {c.row.original.stepId}
+      </span>
+    ),
+  }),
+  col.accessor("resolution", { header: "Resolution", cell: (c) => resolutionLabel(c.getValue()) }),
+  col.accessor("attempt", { header: "Attempts", meta: { numeric: true } }),
+  col.accessor("createdAtEpochMs", { header: "Created", cell: (c) => formatTime(c.getValue()) }),
+];

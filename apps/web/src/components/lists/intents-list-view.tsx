@@ -1,0 +1,117 @@
+"use client";
+
+import { useQueries } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import type { FormEvent } from "react";
+import { DataTable } from "~/components/data-table";
+import { ErrorState, Loading, NoResults } from "~/components/states";
+import { formatTime } from "~/lib/format";
+import { HUMAN_RESOLUTIONS, intentListHref } from "~/lib/intent-filters";
+import { useTRPC } from "~/trpc/react";
+import type { IntentStatus, Resolution, RouterInputs } from "~/trpc/types";
+import { intentColumns } from "./intent-columns";
+
+type Filters = NonNullable<Exclude<RouterInputs["intents"]["list"], void>["filters"]>;
+
+const STATUSES: IntentStatus[] = ["PENDING", "SUCCEEDED", "FAILED_NO_EFFECT", "UNKNOWN"];
+const RESOLUTIONS: (Resolution | "human")[] = [
+  "found",
+  "absent_resent",
+  "human",
+  "human_confirmed_effect",
+  "human_confirmed_no_effect",
+  "human_resent",
+  "needs_human",
+];
+
+function epochMs(value: string | undefined): number | undefined {
+  return value && /^\d{1,16}$/.test(value) ? Number(value) : undefined;
+}
+
+/** Intent records filtered by the URL (tool, status, resolution, from, to); the overview's links land here. */
+export function IntentsListView({ params }: { params: Record<string, string> }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const base: Filters = {
+    ...(params.tool ? { tool: params.tool } : {}),
+    ...(STATUSES.includes(params.status as IntentStatus) ? { status: params.status as IntentStatus } : {}),
+    ...(epochMs(params.from) !== undefined ? { fromEpochMs: epochMs(params.from) } : {}),
+    ...(epochMs(params.to) !== undefined ? { toEpochMs: epochMs(params.to) } : {}),
+  };
+  const resolution = params.resolution;
+  const resolutions: (Resolution | undefined)[] =
+    resolution === "human"
+      ? [...HUMAN_RESOLUTIONS]
+      : RESOLUTIONS.includes(resolution as Resolution)
+        ? [resolution as Resolution]
+        : [undefined];
+  const results = useQueries({
+    queries: resolutions.map((r) => ({
+      ...trpc.intents.list.queryOptions({ filters: { ...base, ...(r ? { resolution: r } : {}) }, limit: 200 }),
+      refetchInterval: 30_000,
+    })),
+  });
+  const error = results.find((r) => r.error)?.error;
+  const pending = results.some((r) => r.isPending);
+  const items = results.flatMap((r) => r.data?.items ?? []).sort((a, b) => b.createdAtEpochMs - a.createdAtEpochMs);
+  const more = results.some((r) => r.data?.nextCursor);
+
+  function apply(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    router.push(
+      intentListHref({
+        tool: String(form.get("tool") ?? "").trim(),
+        status: String(form.get("status") ?? ""),
+        resolution: String(form.get("resolution") ?? ""),
+        ...(base.fromEpochMs !== undefined ? { fromEpochMs: base.fromEpochMs } : {}),
+        ...(base.toEpochMs !== undefined ? { toEpochMs: base.toEpochMs } : {}),
+      }),
+    );
+  }
+
+  return (
+    <>
+      <h1>Intent records</h1>
+      <form className="toolbar" onSubmit={apply} key={JSON.stringify(params)}>
+        <label className="field">
+          <span>Tool</span>
+          <input name="tool" defaultValue={params.tool ?? ""} />
+        </label>
+        <label className="field">
+          <span>Status</span>
+          <select name="status" defaultValue={params.status ?? ""}>
+            <option value="">any</option>
+            {STATUSES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span>Resolution</span>
+          <select name="resolution" defaultValue={resolution ?? ""}>
+            <option value="">any</option>
+            {RESOLUTIONS.map((r) => (
+              <option key={r} value={r}>
+                {r === "human" ? "any human resolution" : r}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">Filter</button>
+      </form>
+      {base.fromEpochMs !== undefined || base.toEpochMs !== undefined ? (
+        <p className="muted small">
+          Created from {formatTime(base.fromEpochMs ?? null)} to {formatTime(base.toEpochMs ?? null)}.
+        </p>
+      ) : null}
+      {error ? <ErrorState error={error} title="Could not load the records" /> : null}
+      {pending ? <Loading what="records" /> : null}
+      {!pending && !error && items.length === 0 ? <NoResults>No intent record matches these filters.</NoResults> : null}
+      {items.length ? <DataTable label="Intent records" data={items} columns={intentColumns} /> : null}
+      {more ? (
+        <p className="muted small">Showing the newest 200 per filter; narrow the filters to see others.</p>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,24 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import type { FormEvent } from "react";
+import { runPath } from "~/lib/search";
+
+/** Opens a run by its id. */
+export function RunSearch() {
+  const router = useRouter();
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const runId = String(new FormData(event.currentTarget).get("runId") ?? "").trim();
+    if (runId) router.push(runPath(runId));
+  }
+  return (
+    <form className="toolbar" onSubmit={submit}>
+      <label className="field">
+        <span>Run id</span>
+        <input name="runId" required autoComplete="off" spellCheck={false} />
+      </label>
+      <button type="submit">Open run</button>
+    </form>
+  );
+}

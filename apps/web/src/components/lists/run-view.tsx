@@ -1,0 +1,62 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { createColumnHelper } from "@tanstack/react-table";
+import { type Columns, DataTable } from "~/components/data-table";
+import { ErrorState, Loading, NoResults } from "~/components/states";
+import { formatJson } from "~/lib/format";
+import { maskSecrets } from "~/lib/mask";
+import { httpStatusOf, useTRPC } from "~/trpc/react";
+import type { IntentSummary } from "~/trpc/types";
+import { intentColumns } from "./intent-columns";
+
+const col = createColumnHelper<IntentSummary & { order: number }>();
+const columns: Columns<IntentSummary & { order: number }> = [
+  col.accessor("order", { header: "#", meta: { numeric: true } }),
+  ...(intentColumns as Columns<IntentSummary & { order: number }>).filter((c) => c.header !== "Run / step"),
+  col.accessor("stepId", { header: "Step" }),
+  col.accessor("compensation", {
+    header: "Compensation",
+    enableSorting: false,
+    cell: (c) => {
+      const comp = c.getValue() as { tool?: string; args?: unknown } | null;
+      if (!comp) return <span className="muted">–</span>;
+      return (
+        <details>
+          <summary>{comp.tool ?? "registered"}</summary>
+          <pre>{formatJson(maskSecrets(comp))}</pre>
+        </details>
+      );
+    },
+  }),
+];
+
+/** One agent run: its steps (intent records) in the order they were created, with outcomes and compensations. */
+export function RunView({ runId }: { runId: string }) {
+  const trpc = useTRPC();
+  const run = useQuery({ ...trpc.runs.get.queryOptions({ runId }), refetchInterval: 30_000 });
+  return (
+    <>
+      <h1>
+        Run <span className="mono">{runId}</span>
+      </h1>
+      {run.isPending ? <Loading what="the run" /> : null}
+      {run.error ? (
+        httpStatusOf(run.error) === 404 || httpStatusOf(run.error) === 400 ? (
+          <NoResults>No intent record belongs to a run with the id “{runId}”.</NoResults>
+        ) : (
+          <ErrorState error={run.error} title="Could not load the run" />
+        )
+      ) : null}
+      {run.data ? (
+        <>
+          <p className="muted small">
+            {run.data.records.length} step{run.data.records.length === 1 ? "" : "s"}, oldest first
+            {run.data.truncated ? " (only the first 1000 are shown)" : ""}.
+          </p>
+          <DataTable label="Steps" data={run.data.records.map((r, i) => ({ ...r, order: i + 1 }))} columns={columns} />
+        </>
+      ) : null}
+    </>
+  );
+}

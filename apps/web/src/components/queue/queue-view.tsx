@@ -1,0 +1,220 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { SEARCH_INPUT_ID } from "~/components/search-box";
+import { useCanOperate } from "~/components/session-context";
+import { EmptyState, ErrorState, Loading } from "~/components/states";
+import { StatusBadge } from "~/components/status-badge";
+import { formatDuration } from "~/lib/format";
+import { intentPath, runPath } from "~/lib/search";
+import { actionLabel, OPERATOR_ACTIONS } from "~/lib/status";
+import { useTRPC } from "~/trpc/react";
+import type { OperatorAction, QueueItem } from "~/trpc/types";
+import { ActionDialog } from "./action-dialog";
+import { HelpDialog } from "./help-dialog";
+
+/** The queue refreshes every 5 s (paused in background tabs). */
+const QUEUE_REFETCH_MS = 5_000;
+
+function isTyping(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return Boolean(el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName)));
+}
+
+/**
+ * The human queue, oldest first. New items are announced and shown on request (never reflowed under
+ * the cursor); resolved items leave. Keys: j/k move, 1–4 act, / search, ? help.
+ */
+export function QueueView() {
+  const trpc = useTRPC();
+  const canOperate = useCanOperate();
+  const queue = useQuery({
+    ...trpc.queue.list.queryOptions({ limit: 500 }),
+    refetchInterval: QUEUE_REFETCH_MS,
+  });
+  const [shownKeys, setShownKeys] = useState<Set<string> | null>(null);
+  const [selectedKey, setSelectedKey] = useState<string | null>(null);
+  const [pending, setPending] = useState<{ item: QueueItem; action: OperatorAction } | null>(null);
+  const [helpOpen, setHelpOpen] = useState(false);
+  const [announcement, setAnnouncement] = useState("");
+  const rowRefs = useRef(new Map<string, HTMLTableRowElement>());
+
+  const all = queue.data?.items;
+  useEffect(() => {
+    if (all && shownKeys === null) setShownKeys(new Set(all.map((i) => i.key)));
+  }, [all, shownKeys]);
+
+  const visible = useMemo(() => (all && shownKeys ? all.filter((i) => shownKeys.has(i.key)) : []), [all, shownKeys]);
+  const newCount = all && shownKeys ? all.filter((i) => !shownKeys.has(i.key)).length : 0;
+  const selected = visible.find((i) => i.key === selectedKey) ?? visible[0] ?? null;
+
+  const showNew = useCallback(() => {
+    if (all) setShownKeys(new Set(all.map((i) => i.key)));
+  }, [all]);
+
+  const move = useCallback(
+    (delta: number) => {
+      if (!visible.length) return;
+      const index = selected ? visible.indexOf(selected) : -1;
+      const next = visible[Math.min(visible.length - 1, Math.max(0, index + delta))]!;
+      setSelectedKey(next.key);
+      rowRefs.current.get(next.key)?.scrollIntoView({ block: "nearest" });
+    },
+    [visible, selected],
+  );
+
+  const open = useCallback(
+    (action: OperatorAction) => {
+      if (selected && canOperate) setPending({ item: selected, action });
+    },
+    [selected, canOperate],
+  );
+
+  useEffect(() => {
+    function onKey(event: KeyboardEvent) {
+      if (pending || event.metaKey || event.ctrlKey || event.altKey || isTyping(event.target)) return;
+      if (helpOpen) return;
+      if (event.key === "j") move(1);
+      else if (event.key === "k") move(-1);
+      else if (event.key === "/") {
+        event.preventDefault();
+        document.getElementById(SEARCH_INPUT_ID)?.focus();
+      } else if (event.key === "?") setHelpOpen(true);
+      else if (/^[1-4]$/.test(event.key)) open(OPERATOR_ACTIONS[Number(event.key) - 1]!);
+      else return;
+      event.preventDefault();
+    }
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [move, open, pending, helpOpen]);
+
+  return (
+    <>
+      <h1>Human queue</h1>
+      <p className="muted small">
+        Records the executor could not settle, oldest first. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>1</kbd>–
+        <kbd>4</kbd> act, <kbd>/</kbd> search, <kbd>?</kbd> help.{" "}
+        <button type="button" onClick={() => setHelpOpen(true)}>
+          Keyboard help
+        </button>
+      </p>
+      <div aria-live="polite" aria-atomic="true">
+        {newCount > 0 ? (
+          <div className="notice">
+            <span>
+              {newCount} new {newCount === 1 ? "item" : "items"}
+            </span>
+            <button type="button" onClick={showNew}>
+              Show them
+            </button>
+          </div>
+        ) : null}
+      </div>
+      <div aria-live="polite" className="visually-hidden">
+        {announcement}
+      </div>
+      {announcement ? <p className="notice">{announcement}</p> : null}
+      {queue.error ? <ErrorState error={queue.error} title="Could not load the queue" /> : null}
+      {queue.isPending ? <Loading what="the queue" /> : null}
+      {all && shownKeys && visible.length === 0 && newCount === 0 ? (
+        <EmptyState>No record is waiting for a person: the executor settled every UNKNOWN it saw.</EmptyState>
+      ) : null}
+      {visible.length > 0 ? (
+        <>
+          {canOperate && selected && !pending ? (
+            <section className="panel" aria-label="Selected record">
+              <div>
+                Selected: <strong>{selected.effect}</strong> <span className="mono small">{selected.key}</span>
+              </div>
+              <div className="actions">
+                {OPERATOR_ACTIONS.map((action, index) => (
+                  <button
+                    key={action}
+                    type="button"
+                    className={action === "compensate" ? "danger" : undefined}
+                    onClick={() => setPending({ item: selected, action })}
+                    aria-keyshortcuts={String(index + 1)}
+                  >
+                    {actionLabel(action)}
+                  </button>
+                ))}
+              </div>
+              <p className="small muted">
+                Keys <kbd>1</kbd> to <kbd>4</kbd> in this order.
+              </p>
+              {selected.keyExpired ? (
+                <p className="warning small">Older than the tool's key retention: a resend may not be deduplicated.</p>
+              ) : null}
+            </section>
+          ) : null}
+          <div className="table-wrap">
+            <table aria-label="Human queue">
+              <thead>
+                <tr>
+                  <th scope="col">Effect</th>
+                  <th scope="col">Tool</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" className="num">
+                    Age
+                  </th>
+                  <th scope="col">Run / step</th>
+                  <th scope="col">Why</th>
+                  <th scope="col">Record</th>
+                </tr>
+              </thead>
+              <tbody>
+                {visible.map((item) => (
+                  <tr
+                    key={item.key}
+                    ref={(el) => {
+                      if (el) rowRefs.current.set(item.key, el);
+                      else rowRefs.current.delete(item.key);
+                    }}
+                    data-testid="queue-row"
+                    data-key={item.key}
+                    className={item.key === selected?.key ? "selected" : undefined}
+                    onClick={() => setSelectedKey(item.key)}
+                  >
+                    <td>
+                      {item.effect}
+                      {item.key === selected?.key ? <span className="visually-hidden"> (selected)</span> : null}
+                    </td>
+                    <td>{item.tool}</td>
+                    <td>
+                      <StatusBadge status={item.status} />
+                    </td>
+                    <td className="num">{formatDuration(item.ageMs)}</td>
+                    <td className="small">
+                      <Link href={runPath(item.runId)}>{item.runId}</Link> / {item.stepId}
+                    </td>
+                    <td className="small">{item.error ? `${item.error.code}: ${item.error.message}` : "–"}</td>
+                    <td>
+                      <Link href={intentPath(item.key)} className="mono small">
+                        {item.key.slice(0, 12)}…
+                      </Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      ) : null}
+      {pending ? (
+        <ActionDialog
+          key={`${pending.item.key}-${pending.action}`}
+          item={pending.item}
+          action={pending.action}
+          onClose={() => setPending(null)}
+          onDone={(message) => {
+            setPending(null);
+            setAnnouncement(message);
+          }}
+        />
+      ) : null}
+      {helpOpen ? <HelpDialog onClose={() => setHelpOpen(false)} /> : null}
+    </>
+  );
+}
