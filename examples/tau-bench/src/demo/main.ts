@@ -1,0 +1,227 @@
+/**
+ * `pnpm demo`: the executor service on the embedded default database (`.tristate/pgdata`; or
+ * `DATABASE_URL`), fake remotes with faults, work replayed through the executor's HTTP API, a report
+ * — and the service left running so the dashboard (and the API) show the results: UNKNOWN rates,
+ * resolutions, the human queue. Stop it with Ctrl-C.
+ *
+ * With the τ-bench data (`TAU_BENCH_DATA_DIR`, default `../shared/data/tau-bench`) it replays τ-bench
+ * tasks at a 20 % fault rate through Tristate and the two baselines (40 tasks; `--all` for all).
+ * Without it, the source design's worked example (a refund whose answer is lost, then an e-mail; an
+ * SMS for the human queue) and the trip saga (hotel booked, flight refused, the hotel cancelled).
+ *
+ *   pnpm demo [--all | --tasks N] [--fault-rate R] [--seed N] [--port P] [--exit]
+ */
+import { parseArgs } from "node:util";
+import { startFakeRemote, startTripServices, tripTools } from "@tristate/core/testing";
+import { emailTool, smsTool } from "../../../../apps/executor/src/demo/tools.ts";
+import { readEnv } from "../../../../apps/executor/src/env.ts";
+import { type RunningService, startService } from "../../../../apps/executor/src/service.ts";
+import { visibleSplits } from "../replay/cli.ts";
+import { type ReplayEnvironment, startReplayEnvironment } from "../replay/environment.ts";
+import { loadReplayTasks, replayTasks } from "../replay/replay.ts";
+import { formatReport } from "../replay/report.ts";
+import { databaseUrlSetting, tauBenchDataDir, tauBenchDataPresent } from "../settings.ts";
+import { apiCall, printEnvelope } from "./api.ts";
+
+const { values } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== "--"),
+  options: {
+    all: { type: "boolean", default: false },
+    tasks: { type: "string", default: "40" },
+    "fault-rate": { type: "string", default: "0.2" },
+    seed: { type: "string", default: "1" },
+    port: { type: "string", default: "4100" },
+    exit: { type: "boolean", default: false },
+  },
+  strict: true,
+});
+
+function isAddressInUse(error: unknown): boolean {
+  return (error as { code?: string })?.code === "EADDRINUSE";
+}
+
+function printAccess(url: string, adminKey: string | null): void {
+  console.log("");
+  console.log(`Tristate executor API: ${url}  (tRPC under /trpc/, /healthz, /readyz)`);
+  if (adminKey) console.log(`Admin API key (keep it; shown once): ${adminKey}`);
+  console.log("See the results (or open the dashboard with this URL and key):");
+  console.log(`  curl -s -H "Authorization: Bearer $KEY" '${url}/trpc/queue.list'                  # the human queue`);
+  console.log(
+    `  curl -s -H "Authorization: Bearer $KEY" '${url}/trpc/stats.overview?input=%7B%22fromEpochMs%22%3A0%2C%22toEpochMs%22%3A${Date.now() + 86_400_000}%7D'  # UNKNOWN rates, resolutions`,
+  );
+}
+
+async function stayUp(close: () => Promise<void>): Promise<void> {
+  if (values.exit) {
+    await close();
+    return;
+  }
+  console.log("\nThe service keeps running with these results; Ctrl-C stops it.");
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  await close();
+}
+
+async function tauDemo(): Promise<void> {
+  const dataDir = tauBenchDataDir();
+  let tasks = loadReplayTasks(visibleSplits(dataDir));
+  if (!values.all) {
+    // A quick mix: mostly retail, plus the airline tasks with bookings, cancellations and the certificate.
+    const n = Number(values.tasks);
+    const airline = tasks.filter((t) => t.domain === "airline").slice(0, Math.max(1, Math.floor(n / 4)));
+    tasks = [...tasks.filter((t) => t.domain === "retail").slice(0, n - airline.length), ...airline];
+  }
+  console.log(`τ-bench data at ${dataDir}: replaying ${tasks.length} tasks (--all for every visible task)`);
+  const options = {
+    faults: { rate: Number(values["fault-rate"]), seed: Number(values.seed) },
+    maxInstances: tasks.length + 8,
+    database: databaseUrlSetting() ? ("auto" as const) : ("default" as const),
+    dataDir,
+  };
+  let env: ReplayEnvironment;
+  try {
+    env = await startReplayEnvironment({ ...options, port: Number(values.port) });
+  } catch (error) {
+    if (!isAddressInUse(error)) throw error;
+    env = await startReplayEnvironment({ ...options, port: 0 });
+  }
+  console.log(
+    `executor at ${env.executorUrl} on ${env.databaseLabel}; τ-bench services with faults: ${JSON.stringify(env.faults)}`,
+  );
+  const report = await replayTasks(env, tasks, {
+    concurrency: 16,
+    onTask: (done, total) => {
+      if (done % 10 === 0 || done === total) process.stderr.write(`  ${done}/${total} tasks\n`);
+    },
+  });
+  console.log(`\n${formatReport(report)}`);
+  printAccess(env.executorUrl, env.adminKey);
+  await stayUp(() => env.close());
+}
+
+async function workedExample(): Promise<void> {
+  console.log(
+    `No τ-bench data at ${tauBenchDataDir()} (set TAU_BENCH_DATA_DIR): the worked example and the trip saga.`,
+  );
+  const trip = await startTripServices();
+  const mail = await startFakeRemote({ honorsKey: false });
+  const sms = await startFakeRemote({ honorsKey: false });
+  const tools = [...tripTools(trip), emailTool(mail.url), smsTool(sms.url)];
+  let service: RunningService;
+  const envFor = (port: number) =>
+    readEnv({
+      PORT: String(port),
+      LOG_LEVEL: "warn",
+      ...(databaseUrlSetting() ? { DATABASE_URL: databaseUrlSetting() } : {}),
+    });
+  try {
+    service = await startService(envFor(Number(values.port)), { tools });
+  } catch (error) {
+    if (!isAddressInUse(error)) throw error;
+    service = await startService(envFor(0), { tools });
+  }
+  const agentKey = (await service.services.keys.create({ name: "demo agent", role: "agent" })).secret;
+  const adminKey =
+    service.firstAdminKey ?? (await service.services.keys.create({ name: "demo admin", role: "admin" })).secret;
+  const call = (procedure: string, input: unknown) => apiCall(service.url, agentKey, procedure, input);
+  const runId = `demo-${Date.now().toString(36)}`;
+
+  console.log("\n— The worked example: a support agent refunds a broken order, then e-mails the customer —");
+  trip.fault("refunds", { answer: "hang" });
+  printEnvelope(
+    "step 3: issue_refund — the payment service made the refund, its answer was lost",
+    await call("calls.execute", {
+      runId,
+      stepId: "step-3",
+      tool: "issue_refund",
+      args: { order_id: "A-1182", amount: 49.9, currency: "EUR" },
+      budgetMs: 45_000,
+    }),
+  );
+  printEnvelope(
+    "step 3 again, rephrased by the model (49.90 vs 49.9, lower-case id)",
+    await call("calls.execute", {
+      runId,
+      stepId: "step-3",
+      tool: "issue_refund",
+      args: { order_id: "a-1182", amount: "49.90", currency: "eur" },
+      budgetMs: 45_000,
+    }),
+  );
+  printEnvelope(
+    "step 4: send_email",
+    await call("calls.execute", {
+      runId,
+      stepId: "step-4",
+      tool: "send_email",
+      args: { to: "customer@example.test", template_id: "refund-confirmed", order_id: "A-1182" },
+      budgetMs: 45_000,
+    }),
+  );
+  sms.fault({ answer: "reset" });
+  printEnvelope(
+    "step 5: send_sms — reset after the message was accepted; no probe exists → the human queue",
+    await call("calls.execute", {
+      runId,
+      stepId: "step-5",
+      tool: "send_sms",
+      args: { phone: "+33 6 00 00 00 00", template_id: "refund-confirmed" },
+      budgetMs: 45_000,
+    }),
+  );
+  console.log(
+    `  payments: ${trip.effects.refunds.length} refund(s) · mail: ${mail.effects.length} e-mail(s) · sms: ${sms.effects.length} (waits for an operator)`,
+  );
+
+  console.log("\n— The trip saga: hotel booked, the flight refused, the trip is off —");
+  const tripRun = `${runId}-trip`;
+  await call("runs.plan", {
+    runId: tripRun,
+    steps: [
+      { stepId: "hotel", tool: "book_hotel" },
+      { stepId: "flight", tool: "book_flight" },
+      { stepId: "itinerary", tool: "send_itinerary" },
+    ],
+  });
+  trip.fault("hotelBookings", { answer: 504 });
+  printEnvelope(
+    "hotel: book_hotel — a 504 after the booking was made",
+    await call("calls.execute", {
+      runId: tripRun,
+      stepId: "hotel",
+      tool: "book_hotel",
+      args: { hotel_id: "H-LIS-7", guest_ref: "G-42", check_in: "2026-07-01", nights: 3 },
+      budgetMs: 45_000,
+    }),
+  );
+  trip.flightNoSeats = true;
+  printEnvelope(
+    "flight: book_flight — no seats",
+    await call("calls.execute", {
+      runId: tripRun,
+      stepId: "flight",
+      tool: "book_flight",
+      args: { flight_no: "TP1234", passenger_ref: "G-42" },
+      budgetMs: 45_000,
+    }),
+  );
+  const abort = (await call("runs.abort", { runId: tripRun, budgetMs: 30_000 })) as { summary?: string };
+  console.log(`\n▸ runs.abort: ${abort.summary ?? JSON.stringify(abort)}`);
+  console.log(
+    `  hotel bookings: ${trip.effects.hotelBookings.length}, cancellations: ${trip.effects.hotelCancellations.length}`,
+  );
+
+  printAccess(service.url, adminKey);
+  await stayUp(async () => {
+    await service.close();
+    await Promise.all([trip.close(), mail.close(), sms.close()]);
+  });
+}
+
+(tauBenchDataPresent() ? tauDemo() : workedExample()).catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
