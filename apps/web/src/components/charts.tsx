@@ -21,7 +21,7 @@ export function Sparkline({
           dataKey="share"
           stroke="#c77700"
           strokeWidth={1.6}
-          dot={false}
+          dot={{ r: 1.5 }}
           connectNulls
           isAnimationActive={false}
         />

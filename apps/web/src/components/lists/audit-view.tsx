@@ -10,7 +10,7 @@ import { EmptyState, ErrorState, Loading, NoResults } from "~/components/states"
 import { formatTime, toDateTimeLocalOrEmpty } from "~/lib/format";
 import { intentPath } from "~/lib/search";
 import { actionLabel, OPERATOR_ACTIONS } from "~/lib/status";
-import { useTRPC } from "~/trpc/react";
+import { useTRPC, useTRPCClient } from "~/trpc/react";
 import type { AuditEntry, OperatorAction } from "~/trpc/types";
 
 const col = createColumnHelper<AuditEntry>();
@@ -38,6 +38,7 @@ function epochMs(value: string | undefined): number | undefined {
 /** Every operator action, newest first; filters (operator, action, tool, time) live in the URL. */
 export function AuditView({ params }: { params: Record<string, string> }) {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const router = useRouter();
   const action = OPERATOR_ACTIONS.includes(params.action as OperatorAction)
     ? (params.action as OperatorAction)
@@ -52,11 +53,13 @@ export function AuditView({ params }: { params: Record<string, string> }) {
     ...(to !== undefined && (from === undefined || to > from) ? { toEpochMs: to } : {}),
   };
   const filtered = Object.keys(filters).length > 0;
+  // audit.list's input is strict (no `direction`), so the pages are fetched with the plain client.
   const audit = useInfiniteQuery({
-    ...trpc.audit.list.infiniteQueryOptions(
-      { ...filters, limit: 50 },
-      { getNextPageParam: (page) => page.nextCursor ?? undefined },
-    ),
+    queryKey: [...trpc.audit.list.queryKey(filters), "pages"],
+    queryFn: ({ pageParam }) =>
+      client.audit.list.query({ ...filters, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.nextCursor ?? undefined,
     refetchInterval: 30_000,
   });
   const entries = audit.data?.pages.flatMap((p) => p.entries) ?? [];
