@@ -72,7 +72,11 @@ async function chooseDatabase(choice: DatabaseChoice): Promise<{
 }> {
   const url = databaseUrlSetting();
   if (choice === "default")
-    return { env: {}, label: "the embedded PostgreSQL (PGlite) default (TRISTATE_DATA_DIR, else .tristate/pgdata)", cleanup: async () => {} };
+    return {
+      env: {},
+      label: "the embedded PostgreSQL (PGlite) default (TRISTATE_DATA_DIR, else .tristate/pgdata)",
+      cleanup: async () => {},
+    };
   if ((choice === "auto" && url) || choice === "test") {
     if (choice === "auto" && url)
       return { env: { DATABASE_URL: url }, label: "PostgreSQL at DATABASE_URL", cleanup: async () => {} };
