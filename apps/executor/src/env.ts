@@ -29,6 +29,12 @@ const schema = z.object({
   TRISTATE_SWEEP_INTERVAL_MS: ms(5_000, 0, 3_600_000),
   /** Records one sweeper pass takes. */
   TRISTATE_SWEEP_LIMIT: ms(50, 1, 10_000),
+  /** Reconciliation probe rounds before concluding "absent". */
+  TRISTATE_PROBE_ATTEMPTS: ms(3, 1, 20),
+  /** Spacing unit between probe rounds, ms (round i waits min(i × spacing, remaining / 4)). */
+  TRISTATE_PROBE_SPACING_MS: ms(1000, 0, 600_000),
+  /** Timeout of one probe, ms. */
+  TRISTATE_PROBE_TIMEOUT_MS: ms(5000, 100, 600_000),
   /** Grace period on SIGTERM for in-flight calls, ms. */
   TRISTATE_SHUTDOWN_GRACE_MS: ms(10_000, 0, 600_000),
   /**

@@ -50,7 +50,16 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
   // Before the executor: the core's spans then go to the SDK's tracer provider.
   const telemetry = startTelemetry(env, logger);
   const confirmations = createConfirmationTokens(env.TRISTATE_CONFIRMATION_SECRET);
-  const executor = createExecutor({ store: db.store, tools, confirmations });
+  const executor = createExecutor({
+    store: db.store,
+    tools,
+    confirmations,
+    probe: {
+      attempts: env.TRISTATE_PROBE_ATTEMPTS,
+      spacingMs: env.TRISTATE_PROBE_SPACING_MS,
+      timeoutMs: env.TRISTATE_PROBE_TIMEOUT_MS,
+    },
+  });
   const services: Services = {
     env,
     executor,

@@ -96,7 +96,13 @@ export async function sendOnce(
         const updated = await rt.store.update(
           record.key,
           record.version,
-          { status: "FAILED_NO_EFFECT", error, finishedAtEpochMs: now },
+          {
+            status: "FAILED_NO_EFFECT",
+            error,
+            finishedAtEpochMs: now,
+            // a resend that was refused still ended an UNKNOWN: keep how (absent_resent / human_resent)
+            ...(options.resolutionOnSuccess ? { resolution: options.resolutionOnSuccess } : {}),
+          },
           [
             sent,
             event(rt, record.key, "outcome", { outcome: "FAILED_NO_EFFECT", code: c.code, durationMs: now - sentAt }),
