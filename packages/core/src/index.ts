@@ -84,12 +84,11 @@ export {
   type OperatorErrorCode,
   type OperatorOptions,
   operatorOptions,
-  type ProbeAnswer,
-  type ProbeRerunReport,
   type ResolutionWinner,
   stateName,
   waitingForHuman,
 } from "./operator.ts";
+export type { ProbeAnswer, ProbeRerunReport } from "./probe-rerun.ts";
 export type { ProbeOptions } from "./runtime.ts";
 export {
   type AbortReport,

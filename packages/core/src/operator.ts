@@ -1,10 +1,9 @@
-import { classifyError } from "./classify.ts";
 import { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
 import type { AuditEntry, IntentPatch, IntentRecord, OperatorStore } from "./intent-store.ts";
-import { type JsonObject, type JsonValue, toJson } from "./json.ts";
-import { envelopeFor, event, inSpan, type Runtime, timeoutSignal } from "./runtime.ts";
+import type { JsonObject } from "./json.ts";
+import { envelopeFor, event, type Runtime } from "./runtime.ts";
 import { type SagaApi, undoStep } from "./saga.ts";
 import { sendOnce } from "./send.ts";
 import { OPERATOR_ACTIONS, type OperatorAction } from "./statuses.ts";
@@ -497,124 +496,6 @@ function executorNote(record: IntentRecord): string {
     case "UNKNOWN":
       return `reconciliation is working on it (${record.error?.code ?? "no evidence yet"})`;
   }
-}
-
-/** One probe's answer in {@link ProbeRerunReport}. */
-export interface ProbeAnswer {
-  /** `key`: by idempotency key / client reference; `identity`: by business identity since the intent. */
-  probe: "key" | "identity";
-  answer: "found" | "absent" | "failed";
-  /** What the probe found (when `found`). */
-  found?: JsonValue;
-  /** Why it failed (when `failed`). */
-  message?: string;
-  /**
-   * Whether an `absent` from this probe is evidence of absence: false for the key probe once the key
-   * retention has passed (rule 5c).
-   */
-  absenceCounts: boolean;
-  /** ms. */
-  durationMs: number;
-}
-
-/** What {@link rerunProbes} saw. The record is not changed. */
-export interface ProbeRerunReport {
-  key: string;
-  tool: string;
-  /** The record as it was when the probes ran (unchanged by them). */
-  status: IntentRecord["status"];
-  version: number;
-  keyExpired: boolean;
-  /** One answer per probe the tool declares (key probe first); empty when it has none. */
-  probes: ProbeAnswer[];
-  /** A one-line summary for the operator. */
-  summary: string;
-}
-
-/**
- * Runs the record's tool probes now, once each (key and identity probe, concurrently), and reports
- * their answers. Read-only by design: it changes neither the record nor its timeline. A found effect
- * is settled by an operator with `confirm_effect` (audited, with a note) or by the executor's own
- * reconciliation, not as a side effect of looking.
- * @param timeoutMs - per probe, ms; default the executor's probe timeout.
- * @throws OperatorActionError `NOT_FOUND` (no record), `NOT_ALLOWED` (its tool is not in the catalog).
- */
-export async function rerunProbes(rt: Runtime, key: string, timeoutMs?: number): Promise<ProbeRerunReport> {
-  const record = await rt.store.get(key);
-  if (!record) throw new OperatorActionError("NOT_FOUND", `no intent record with key ${key}`, { field: "key" });
-  const tool = rt.tools.get(record.tool);
-  if (!tool) {
-    throw new OperatorActionError("NOT_ALLOWED", `tool "${record.tool}" is not in the catalog: no probe to run`, {
-      field: "key",
-    });
-  }
-  const now = rt.clock.nowEpochMs();
-  const keyExpired = now - record.createdAtEpochMs > tool.keyRetentionMs;
-  const limit = timeoutMs ?? rt.probe.timeoutMs;
-  const probes: ["key" | "identity", NonNullable<AnyTool["probe"]>][] = [];
-  if (tool.probe) probes.push(["key", tool.probe]);
-  if (tool.probeByIdentity) probes.push(["identity", tool.probeByIdentity]);
-  const answers = await Promise.all(
-    probes.map(([kind, probe]) =>
-      inSpan(
-        rt,
-        `probe ${tool.name}`,
-        { "tristate.idempotency_key": key, "tristate.probe": kind, "tristate.trigger": "operator" },
-        async (set): Promise<ProbeAnswer> => {
-          const started = rt.clock.monotonicMs();
-          const absenceCounts = kind === "identity" || !keyExpired;
-          const { signal, dispose } = timeoutSignal(limit);
-          try {
-            const found = await probe(record.args, {
-              clientRef: record.key,
-              signal,
-              timeoutMs: limit,
-              sinceEpochMs: record.createdAtEpochMs,
-            });
-            const durationMs = rt.clock.monotonicMs() - started;
-            if (found === null || found === undefined) {
-              set({ "tristate.probe.answer": "absent" });
-              return { probe: kind, answer: "absent", absenceCounts, durationMs };
-            }
-            set({ "tristate.probe.answer": "found" });
-            let value: JsonValue;
-            try {
-              value = toJson(found) ?? null;
-            } catch {
-              value = String(found);
-            }
-            return { probe: kind, answer: "found", found: value, absenceCounts, durationMs };
-          } catch (error) {
-            set({ "tristate.probe.answer": "failed" });
-            return {
-              probe: kind,
-              answer: "failed",
-              message: classifyError(error).message,
-              absenceCounts,
-              durationMs: rt.clock.monotonicMs() - started,
-            };
-          } finally {
-            dispose();
-          }
-        },
-      ),
-    ),
-  );
-  let summary: string;
-  if (answers.length === 0) summary = `tool "${tool.name}" has no probe: only a person can tell whether it happened`;
-  else if (answers.some((a) => a.answer === "found")) summary = "a probe found the effect: confirm_effect settles it";
-  else if (answers.every((a) => a.answer === "absent" && a.absenceCounts)) summary = "every probe says absent";
-  else if (answers.some((a) => a.answer === "failed")) summary = "a probe failed: no evidence either way";
-  else summary = "absent, but the key has expired, so the key probe's answer proves nothing";
-  return {
-    key,
-    tool: tool.name,
-    status: record.status,
-    version: record.version,
-    keyExpired,
-    probes: answers,
-    summary,
-  };
 }
 
 /** Default budget of a compensation an operator triggers, ms. */
