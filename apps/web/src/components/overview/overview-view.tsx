@@ -196,7 +196,7 @@ export function OverviewView({
     <>
       <h1>Overview</h1>
       <RangePicker key={`${range.preset}-${params.from ?? ""}-${params.to ?? ""}`} range={range} />
-      <p className="muted small">
+      <p className="muted small" suppressHydrationWarning>
         Calls created from {formatTime(range.fromEpochMs)} to {formatTime(range.toEpochMs)}. Refreshes every 30 s.
       </p>
       {stats.error ? <ErrorState error={stats.error} title="Could not load the overview" /> : null}

@@ -8,7 +8,7 @@ import { useCanOperate } from "~/components/session-context";
 import { EmptyState, ErrorState, Loading } from "~/components/states";
 import { StatusBadge } from "~/components/status-badge";
 import { formatDuration } from "~/lib/format";
-import { intentPath, runPath } from "~/lib/search";
+import { intentPath } from "~/lib/search";
 import { actionLabel, OPERATOR_ACTIONS } from "~/lib/status";
 import { useTRPC } from "~/trpc/react";
 import type { OperatorAction, QueueItem } from "~/trpc/types";
@@ -187,7 +187,7 @@ export function QueueView() {
                     </td>
                     <td className="num">{formatDuration(item.ageMs)}</td>
                     <td className="small">
-                      <Link href={runPath(item.runId)}>{item.runId}</Link> / {item.stepId}
+                      {item.runId} / {item.stepId}
                     </td>
                     <td className="small">{item.error ? `${item.error.code}: ${item.error.message}` : "–"}</td>
                     <td>
