@@ -74,7 +74,6 @@ describe("field-t03-sdk-retries-resend-email", () => {
     });
     expect(env).toMatchObject({ status: "SUCCEEDED", retry_safe: true, attempt: 1, resolution: "found" });
     expect(tl.t()).toBeGreaterThanOrEqual(10);
-    expect(tl.t()).toBeLessThan(30);
     expect(sdk.attempts).toBe(1);
     expect(remote.effects).toHaveLength(1);
 

