@@ -148,6 +148,7 @@ export class Seeder {
 /** Signs in through the login page with the role's key; lands on `next` (default: the overview). */
 export async function login(page: Page, role: Role, next?: string): Promise<void> {
   await page.goto(next ? `/login?next=${encodeURIComponent(next)}` : "/login");
+  await page.waitForLoadState("networkidle"); // hydrated: the form posts the key, not a native GET
   await page.getByLabel("API key").fill(stack().keys[role]);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).not.toHaveURL(/\/login(\?|$)/);

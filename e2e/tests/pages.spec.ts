@@ -10,6 +10,9 @@ import {
   test,
 } from "../src/fixtures.ts";
 
+// Wide enough for the overview's table without horizontal scrolling (the README shows these screenshots).
+test.use({ viewport: { width: 1680, height: 1000 } });
+
 /** Waits until a page shows its content (its main table, or its empty state). */
 async function ready(page: Page, content: Locator): Promise<void> {
   await expect(content.first()).toBeVisible();
