@@ -46,12 +46,12 @@ describe("statsOverview (real PostgreSQL, data from real calls with injected fau
     expect(refund.unknownShare).toBeCloseTo(6 / 17, 12);
     expect(refund.resolutions).toEqual({
       found: 3,
-      absent_resent: 2,
+      absent_resent: 3, // 2 resent and settled, 1 resent and refused
       human_confirmed_effect: 0,
       human_confirmed_no_effect: 0,
       human_resent: 0,
       open: 0,
-      other: 1,
+      other: 0,
     });
     expect(refund.compensationsRun).toBe(0);
     expect(refund.compensationsFailed).toBe(0);
@@ -134,12 +134,12 @@ describe("statsOverview (real PostgreSQL, data from real calls with injected fau
     expect(totals.unknownShare).toBeCloseTo(13 / 41, 12);
     expect(totals.resolutions).toEqual({
       found: 3,
-      absent_resent: 2,
+      absent_resent: 3,
       human_confirmed_effect: 1,
       human_confirmed_no_effect: 1,
       human_resent: 0,
       open: 5,
-      other: 1,
+      other: 0,
     });
     expect(totals.stalePendingCount).toBe(2);
     expect(totals.oldestStalePendingAgeMs).toBe(60_100);
