@@ -36,7 +36,7 @@ export function LoginForm({ next }: { next: string }) {
   }
 
   return (
-    <form onSubmit={submit}>
+    <form method="post" action="/api/session" onSubmit={submit}>
       <label className="field" htmlFor="api-key">
         <span>API key</span>
       </label>

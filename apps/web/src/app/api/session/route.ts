@@ -7,6 +7,23 @@ const loginBody = z.object({ apiKey: z.string().trim().min(1).max(500) });
 
 /** Signs in: checks the key with the executor's `auth.whoami`, then keeps it in an httpOnly cookie. */
 export async function POST(request: NextRequest): Promise<NextResponse> {
+  // Without JavaScript the login form posts form data here (never a GET: the key stays out of URLs).
+  const isForm = (request.headers.get("content-type") ?? "").includes("application/x-www-form-urlencoded");
+  if (isForm) {
+    const form = await request.formData().catch(() => null);
+    const apiKey = String(form?.get("apiKey") ?? "");
+    const check = apiKey ? await checkKey(apiKey) : null;
+    if (!check?.ok) return NextResponse.redirect(new URL("/login?failed=1", request.url), 303);
+    const response = NextResponse.redirect(new URL("/overview", request.url), 303);
+    response.cookies.set(SESSION_COOKIE, apiKey, {
+      httpOnly: true,
+      sameSite: "strict",
+      secure: request.nextUrl.protocol === "https:",
+      path: "/",
+      maxAge: SESSION_MAX_AGE_S,
+    });
+    return response;
+  }
   const body = loginBody.safeParse(await request.json().catch(() => null));
   if (!body.success) return NextResponse.json({ error: "Enter an API key." }, { status: 400 });
   const check = await checkKey(body.data.apiKey);
