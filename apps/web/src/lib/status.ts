@@ -63,6 +63,23 @@ export function actionLabel(action: OperatorAction): string {
   }
 }
 
+/**
+ * Why an action is not available for a queue item, or null when it is. Compensation reverses a
+ * confirmed effect only (an UNKNOWN is never compensated: rule 6); a resend follows the executor's
+ * own refusal (e.g. read-only tools).
+ */
+export function actionUnavailable(
+  action: OperatorAction,
+  item: { status: string; resendAllowed?: boolean; resendRefusal?: string | null },
+): string | null {
+  if (action === "compensate" && item.status !== "SUCCEEDED") {
+    return "Only a confirmed effect can be compensated; settle this one first.";
+  }
+  if (action === "resend_same_key" && item.resendAllowed === false)
+    return item.resendRefusal ?? "Resend is not allowed here.";
+  return null;
+}
+
 /** Whether a role may act on records (the API refuses the others anyway). */
 export function canOperate(role: Role): boolean {
   switch (role) {

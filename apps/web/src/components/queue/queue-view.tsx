@@ -9,7 +9,7 @@ import { EmptyState, ErrorState, Loading } from "~/components/states";
 import { StatusBadge } from "~/components/status-badge";
 import { formatDuration } from "~/lib/format";
 import { intentPath } from "~/lib/search";
-import { actionLabel, OPERATOR_ACTIONS } from "~/lib/status";
+import { actionLabel, actionUnavailable, OPERATOR_ACTIONS } from "~/lib/status";
 import { useTRPC } from "~/trpc/react";
 import type { OperatorAction, QueueItem } from "~/trpc/types";
 import { ActionDialog } from "./action-dialog";
@@ -67,7 +67,8 @@ export function QueueView() {
 
   const open = useCallback(
     (action: OperatorAction) => {
-      if (selected && canOperate) setPending({ item: selected, action });
+      if (selected && canOperate && actionUnavailable(action, selected) === null)
+        setPending({ item: selected, action });
     },
     [selected, canOperate],
   );
@@ -135,6 +136,8 @@ export function QueueView() {
                     type="button"
                     className={action === "compensate" ? "danger" : undefined}
                     onClick={() => setPending({ item: selected, action })}
+                    disabled={actionUnavailable(action, selected) !== null}
+                    title={actionUnavailable(action, selected) ?? undefined}
                     aria-keyshortcuts={String(index + 1)}
                   >
                     {actionLabel(action)}
