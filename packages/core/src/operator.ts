@@ -304,36 +304,11 @@ export async function resolveIntent(
     }
   }
 
-  const applied = await store.applyOperatorAction({
-    key: record.key,
-    expectedVersion: record.version,
-    patch,
-    events: [
-      event(rt, record.key, "human_action", {
-        action: input.action,
-        actor: input.actor.name,
-        actorKeyId: input.actor.keyId,
-        note: input.note,
-        operatorActionId: input.operatorActionId,
-        fromStatus: record.status,
-        ...(patch.status ? { toStatus: patch.status } : {}),
-        ...(resend ? { attempt: record.attempt + 1 } : {}),
-      }),
-    ],
-    nowEpochMs: now,
-    audit: {
-      operatorActionId: input.operatorActionId,
-      actorKeyId: input.actor.keyId,
-      actorName: input.actor.name,
-      action: input.action,
-      note: input.note,
-    },
+  const applied = await applyAudited(rt, store, record, input, now, patch, {
+    ...(patch.status ? { toStatus: patch.status } : {}),
+    ...(resend ? { attempt: record.attempt + 1 } : {}),
   });
-  if (applied.kind === "duplicate") return replay(rt, applied.audit, input);
-  if (applied.kind === "stale") {
-    if (!applied.current) throw new OperatorActionError("NOT_FOUND", `no intent record with key ${input.key}`);
-    throw await staleError(rt, store, applied.current, input.expectedVersion);
-  }
+  if (applied.kind === "answered") return applied.result;
 
   const warnings = resend ? options.resendWarnings : [];
   if (!resend) {
@@ -528,35 +503,16 @@ async function compensateAsOperator(
   if (record.status === "FAILED_NO_EFFECT") refuse("the effect did not happen; there is nothing to undo");
   if (!spec) refuse(`tool "${record.tool}" declares no ${tool?.irreversible ? "corrective action" : "compensation"}`);
   const now = rt.clock.nowEpochMs();
-  const applied = await store.applyOperatorAction({
-    key: record.key,
-    expectedVersion: record.version,
-    patch: { needsHuman: false },
-    events: [
-      event(rt, record.key, "human_action", {
-        action: input.action,
-        actor: input.actor.name,
-        actorKeyId: input.actor.keyId,
-        note: input.note,
-        operatorActionId: input.operatorActionId,
-        fromStatus: record.status,
-        compensation: spec!.tool,
-      }),
-    ],
-    nowEpochMs: now,
-    audit: {
-      operatorActionId: input.operatorActionId,
-      actorKeyId: input.actor.keyId,
-      actorName: input.actor.name,
-      action: input.action,
-      note: input.note,
-    },
-  });
-  if (applied.kind === "duplicate") return replay(rt, applied.audit, input);
-  if (applied.kind === "stale") {
-    if (!applied.current) throw new OperatorActionError("NOT_FOUND", `no intent record with key ${input.key}`);
-    throw await staleError(rt, store, applied.current, input.expectedVersion);
-  }
+  const applied = await applyAudited(
+    rt,
+    store,
+    record,
+    input,
+    now,
+    { needsHuman: false },
+    { compensation: spec!.tool },
+  );
+  if (applied.kind === "answered") return applied.result;
   const deadline = input.deadline ?? Deadline.after(OPERATOR_COMPENSATION_BUDGET_MS, rt.clock);
   const report = await undoStep(rt, saga!, applied.record, deadline);
   const after = (await rt.store.get(record.key)) ?? applied.record;
@@ -568,4 +524,54 @@ async function compensateAsOperator(
     keyExpired: false,
     warnings: report.outcome === "compensated" || report.outcome === "corrected" ? [] : [report.message],
   };
+}
+
+/**
+ * The audited change every operator action makes: compare-and-set of the record (its version), a
+ * `human_action` event and the audit row, in one transaction through the {@link OperatorStore}.
+ * A repeated operatorActionId is answered from its audit row; a stale version is refused with the winner.
+ * @returns the applied change, or the answer to give instead (a replay).
+ * @throws OperatorActionError `STALE_VERSION` (with the winner) or `NOT_FOUND`.
+ */
+async function applyAudited(
+  rt: Runtime,
+  store: OperatorStore,
+  record: IntentRecord,
+  input: OperatorActionInput,
+  now: number,
+  patch: IntentPatch,
+  eventExtra: JsonObject,
+): Promise<
+  { kind: "applied"; record: IntentRecord; audit: AuditEntry } | { kind: "answered"; result: OperatorActionResult }
+> {
+  const applied = await store.applyOperatorAction({
+    key: record.key,
+    expectedVersion: record.version,
+    patch,
+    events: [
+      event(rt, record.key, "human_action", {
+        action: input.action,
+        actor: input.actor.name,
+        actorKeyId: input.actor.keyId,
+        note: input.note,
+        operatorActionId: input.operatorActionId,
+        fromStatus: record.status,
+        ...eventExtra,
+      }),
+    ],
+    nowEpochMs: now,
+    audit: {
+      operatorActionId: input.operatorActionId,
+      actorKeyId: input.actor.keyId,
+      actorName: input.actor.name,
+      action: input.action,
+      note: input.note,
+    },
+  });
+  if (applied.kind === "duplicate") return { kind: "answered", result: await replay(rt, applied.audit, input) };
+  if (applied.kind === "stale") {
+    if (!applied.current) throw new OperatorActionError("NOT_FOUND", `no intent record with key ${input.key}`);
+    throw await staleError(rt, store, applied.current, input.expectedVersion);
+  }
+  return { kind: "applied", record: applied.record, audit: applied.audit };
 }
