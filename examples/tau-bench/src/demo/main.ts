@@ -9,7 +9,9 @@
  * Without it, the source design's worked example (a refund whose answer is lost, then an e-mail; an
  * SMS for the human queue) and the trip saga (hotel booked, flight refused, the hotel cancelled).
  *
- *   pnpm demo [--all | --tasks N] [--fault-rate R] [--seed N] [--port P] [--exit]
+ * It also starts the dashboard (`apps/web`, built once if needed) against the service.
+ *
+ *   pnpm demo [--all | --tasks N] [--fault-rate R] [--seed N] [--port P] [--web-port P] [--no-dashboard] [--exit]
  */
 import { parseArgs } from "node:util";
 import { startFakeRemote, startTripServices, tripTools } from "@tristate/core/testing";
@@ -22,6 +24,7 @@ import { loadReplayTasks, replayTasks } from "../replay/replay.ts";
 import { formatReport } from "../replay/report.ts";
 import { databaseUrlSetting, tauBenchDataDir, tauBenchDataPresent } from "../settings.ts";
 import { apiCall, printEnvelope } from "./api.ts";
+import { type DemoDashboard, startDashboard } from "./dashboard.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== "--"),
@@ -31,6 +34,8 @@ const { values } = parseArgs({
     "fault-rate": { type: "string", default: "0.2" },
     seed: { type: "string", default: "1" },
     port: { type: "string", default: "4100" },
+    "web-port": { type: "string", default: "3000" },
+    "no-dashboard": { type: "boolean", default: false },
     exit: { type: "boolean", default: false },
   },
   strict: true,
@@ -40,14 +45,27 @@ function isAddressInUse(error: unknown): boolean {
   return (error as { code?: string })?.code === "EADDRINUSE";
 }
 
-function printAccess(url: string, adminKey: string | null): void {
+async function dashboardFor(executorUrl: string): Promise<DemoDashboard | null> {
+  if (values["no-dashboard"] || values.exit) return null;
+  try {
+    return await startDashboard(executorUrl, Number(values["web-port"]));
+  } catch (error) {
+    console.error(
+      `the dashboard could not start (${error instanceof Error ? error.message : String(error)}); the API still runs`,
+    );
+    return null;
+  }
+}
+
+function printAccess(url: string, adminKey: string | null, dashboard: DemoDashboard | null): void {
   console.log("");
   console.log(`Tristate executor API: ${url}  (tRPC under /trpc/, /healthz, /readyz)`);
+  if (dashboard) console.log(`Dashboard: ${dashboard.url}  (sign in with the admin key)`);
   if (adminKey) console.log(`Admin API key (keep it; shown once): ${adminKey}`);
-  console.log("See the results (or open the dashboard with this URL and key):");
+  console.log("See the results in the dashboard, or:");
   console.log(`  curl -s -H "Authorization: Bearer $KEY" '${url}/trpc/queue.list'                  # the human queue`);
   console.log(
-    `  curl -s -H "Authorization: Bearer $KEY" '${url}/trpc/stats.overview?input=%7B%22fromEpochMs%22%3A0%2C%22toEpochMs%22%3A${Date.now() + 86_400_000}%7D'  # UNKNOWN rates, resolutions`,
+    `  curl -s -H "Authorization: Bearer $KEY" '${url}/trpc/stats.overview?input=%7B%22fromEpochMs%22%3A${Date.now() - 86_400_000}%2C%22toEpochMs%22%3A${Date.now() + 86_400_000}%7D'  # UNKNOWN rates, resolutions`,
   );
 }
 
@@ -71,7 +89,13 @@ async function tauDemo(): Promise<void> {
   if (!values.all) {
     // A quick mix: mostly retail, plus the airline tasks with bookings, cancellations and the certificate.
     const n = Number(values.tasks);
-    const airline = tasks.filter((t) => t.domain === "airline").slice(0, Math.max(1, Math.floor(n / 4)));
+    const airlineAll = tasks.filter((t) => t.domain === "airline");
+    // airline-test-16 issues a certificate, whose tool has no probe: its UNKNOWN waits in the human queue.
+    const queued = airlineAll.filter((t) => t.id === "airline-test-16");
+    const airline = [
+      ...airlineAll.filter((t) => t.id !== "airline-test-16").slice(0, Math.max(0, Math.floor(n / 4) - queued.length)),
+      ...queued,
+    ];
     tasks = [...tasks.filter((t) => t.domain === "retail").slice(0, n - airline.length), ...airline];
   }
   console.log(`τ-bench data at ${dataDir}: replaying ${tasks.length} tasks (--all for every visible task)`);
@@ -98,8 +122,12 @@ async function tauDemo(): Promise<void> {
     },
   });
   console.log(`\n${formatReport(report)}`);
-  printAccess(env.executorUrl, env.adminKey);
-  await stayUp(() => env.close());
+  const dashboard = await dashboardFor(env.executorUrl);
+  printAccess(env.executorUrl, env.adminKey, dashboard);
+  await stayUp(async () => {
+    await dashboard?.close();
+    await env.close();
+  });
 }
 
 async function workedExample(): Promise<void> {
@@ -214,8 +242,10 @@ async function workedExample(): Promise<void> {
     `  hotel bookings: ${trip.effects.hotelBookings.length}, cancellations: ${trip.effects.hotelCancellations.length}`,
   );
 
-  printAccess(service.url, adminKey);
+  const dashboard = await dashboardFor(service.url);
+  printAccess(service.url, adminKey, dashboard);
   await stayUp(async () => {
+    await dashboard?.close();
     await service.close();
     await Promise.all([trip.close(), mail.close(), sms.close()]);
   });
