@@ -1,6 +1,6 @@
 /** Command-line options of `pnpm tau:replay`. */
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { DEFAULT_FAULTS, type FaultConfig, parseFaultMix } from "../service/faults.ts";
@@ -80,17 +80,62 @@ export function parseReplayArgs(argv: string[]): ReplayArgs | { help: true } {
     ? values.tasks.map((t, i) => ({ tasks: resolve(cwd, t), oracle: resolve(cwd, values.oracle[i] as string) }))
     : visibleSplits(dataDir);
   if (sources.length === 0) throw new Error(`no task files given and none found in ${dataDir}`);
+  const num = (flag: string, raw: string | undefined, schema: z.ZodType<number>): number => {
+    const text = (raw ?? "").trim();
+    if (text === "") throw new Error(`--${flag} "": needs a value`);
+    if (Number.isNaN(Number(text))) throw new Error(`--${flag} ${JSON.stringify(raw)}: must be a number`);
+    const parsed = schema.safeParse(Number(text));
+    if (!parsed.success)
+      throw new Error(`--${flag} ${JSON.stringify(raw)}: ${parsed.error.issues[0]?.message ?? "is invalid"}`);
+    return parsed.data;
+  };
+  let mix = DEFAULT_FAULTS.mix;
+  if (values["fault-mix"] !== undefined) {
+    try {
+      mix = parseFaultMix(values["fault-mix"]);
+    } catch (error) {
+      const issue = (error as { issues?: { path?: unknown[]; message: string }[] }).issues?.[0];
+      const why = issue
+        ? `${issue.path?.length ? `${issue.path.join(".")}: ` : ""}${issue.message}`
+        : error instanceof Error
+          ? error.message
+          : String(error);
+      throw new Error(
+        `--fault-mix ${JSON.stringify(values["fault-mix"])}: ${why} (e.g. refuse=1,503=1,hang=1,504=1,reset=1,lag=1)`,
+      );
+    }
+  }
+  const database = z.enum(["auto", "embedded", "test"]).safeParse(values.db);
+  if (!database.success) throw new Error(`--db ${JSON.stringify(values.db)}: must be auto, embedded or test`);
+  for (const source of sources) {
+    for (const file of [source.tasks, source.oracle]) {
+      if (!existsSync(file)) throw new Error(`no such file: ${file}`);
+    }
+  }
+  const report = values.report ? resolve(cwd, values.report) : undefined;
+  if (report && !existsSync(dirname(report)))
+    throw new Error(`--report ${values.report}: the folder ${dirname(report)} does not exist`);
   return {
     sources,
     faults: {
-      rate: z.coerce.number().min(0).max(1).parse(values["fault-rate"]),
-      mix: values["fault-mix"] ? parseFaultMix(values["fault-mix"]) : DEFAULT_FAULTS.mix,
-      seed: z.coerce.number().int().parse(values.seed),
+      rate: num(
+        "fault-rate",
+        values["fault-rate"],
+        z.number().min(0, "must be from 0 to 1").max(1, "must be from 0 to 1"),
+      ),
+      mix,
+      seed: num("seed", values.seed, z.number().int("must be an integer")),
     },
     ...(values.report ? { report: values.report } : {}),
-    ...(values.limit ? { limit: z.coerce.number().int().positive().parse(values.limit) } : {}),
-    concurrency: z.coerce.number().int().min(1).max(256).parse(values.concurrency),
-    database: z.enum(["auto", "embedded", "test"]).parse(values.db),
+    ...(values.limit !== undefined
+      ? { limit: num("limit", values.limit, z.number().int("must be an integer").positive("must be at least 1")) }
+      : {}),
+    concurrency: num(
+      "concurrency",
+      values.concurrency,
+      z.number().int("must be an integer").min(1, "must be from 1 to 256").max(256, "must be from 1 to 256"),
+    ),
+    database: database.data,
     dataDir,
     cwd,
   };

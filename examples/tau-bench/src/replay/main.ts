@@ -24,7 +24,15 @@ async function main(): Promise<void> {
     console.log(REPLAY_USAGE);
     return;
   }
-  let tasks = loadReplayTasks(args.sources);
+  let tasks: ReturnType<typeof loadReplayTasks>;
+  try {
+    tasks = loadReplayTasks(args.sources);
+  } catch (error) {
+    console.error(
+      `cannot read the tasks: ${error instanceof Error ? error.message : String(error)}\n\n${REPLAY_USAGE}`,
+    );
+    process.exit(2);
+  }
   if (args.limit !== undefined) tasks = tasks.slice(0, args.limit);
   console.error(`loaded ${tasks.length} tasks from ${args.sources.map((s) => s.tasks).join(", ")}`);
   const env = await startReplayEnvironment({
