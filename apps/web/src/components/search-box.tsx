@@ -22,6 +22,9 @@ export function SearchBox() {
     switch (target.kind) {
       case "empty":
         return;
+      case "invalid":
+        setMessage(target.reason);
+        return;
       case "run":
         router.push(runPath(target.runId));
         return;

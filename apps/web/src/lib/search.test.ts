@@ -16,6 +16,11 @@ describe("classifySearch", () => {
     });
     expect(classifySearch("   ")).toEqual({ kind: "empty" });
   });
+  it("refuses what cannot be a run id (spaces, non-ASCII, over 200 characters) with a reason", () => {
+    for (const bad of ["hello world", "run-é", "x".repeat(201)]) {
+      expect(classifySearch(bad)).toMatchObject({ kind: "invalid", reason: expect.stringMatching(/run ids/) });
+    }
+  });
   it("builds paths with the id encoded", () => {
     expect(runPath("run 7/a")).toBe("/runs/run%207%2Fa");
     expect(intentPath("ab")).toBe("/intents/ab");

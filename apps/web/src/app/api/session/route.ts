@@ -3,7 +3,14 @@ import { z } from "zod";
 import { checkKey } from "~/server/session";
 import { SESSION_COOKIE, SESSION_MAX_AGE_S } from "~/server/session-cookie";
 
-const loginBody = z.object({ apiKey: z.string().trim().min(1).max(500) });
+const loginBody = z.object({
+  apiKey: z
+    .string()
+    .trim()
+    .min(1, "Enter an API key.")
+    .max(500, "That is too long for an API key.")
+    .regex(/^[\x21-\x7e]+$/, "That is not an API key: keys are printable ASCII without spaces."),
+});
 
 /** Signs in: checks the key with the executor's `auth.whoami`, then keeps it in an httpOnly cookie. */
 export async function POST(request: NextRequest): Promise<NextResponse> {
@@ -12,7 +19,7 @@ export async function POST(request: NextRequest): Promise<NextResponse> {
   if (isForm) {
     const form = await request.formData().catch(() => null);
     const apiKey = String(form?.get("apiKey") ?? "");
-    const check = apiKey ? await checkKey(apiKey) : null;
+    const check = loginBody.safeParse({ apiKey }).success ? await checkKey(apiKey.trim()) : null;
     if (!check?.ok) return NextResponse.redirect(new URL("/login?failed=1", request.url), 303);
     const response = NextResponse.redirect(new URL("/overview", request.url), 303);
     response.cookies.set(SESSION_COOKIE, apiKey, {
@@ -25,7 +32,9 @@ export async function POST(request: NextRequest): Promise<NextResponse> {
     return response;
   }
   const body = loginBody.safeParse(await request.json().catch(() => null));
-  if (!body.success) return NextResponse.json({ error: "Enter an API key." }, { status: 400 });
+  if (!body.success) {
+    return NextResponse.json({ error: body.error.issues[0]?.message ?? "Enter an API key." }, { status: 400 });
+  }
   const check = await checkKey(body.data.apiKey);
   if (!check.ok) {
     const status = check.reason === "unreachable" ? 502 : check.reason === "role" ? 403 : 401;
