@@ -18,11 +18,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { createExecutor } from "../../src/executor.ts";
-import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
 import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
-import { defineTool } from "../../src/tool.ts";
-import { probeByClientRef, scaledOptions, sleep, Timeline, withoutKeyHeader } from "./support.ts";
+import { clientRefTool, scaledOptions, sleep, Timeline } from "./support.ts";
 
 const S = 10;
 let remote: FakeRemote;
@@ -37,21 +35,11 @@ afterEach(async () => {
 });
 
 function investigationTool() {
-  return defineTool({
+  return clientRefTool(remote.url, {
     name: "investigation.start",
-    kind: "unsafe",
     identity: { tenantId: canon.exact, alertId: canon.upper },
     timeoutMs: 90 * S, // read timeout 90 s
-    invoke: async (args, ctx) =>
-      (
-        await callHttp(withoutKeyHeader(ctx), {
-          method: "POST",
-          url: `${remote.url}/effects`,
-          body: { ...args, clientRef: ctx.idempotencyKey },
-          noEffectStatuses: [400, 422, 429],
-        })
-      ).body,
-    probe: (_args, ctx) => probeByClientRef(remote.url, ctx),
+    noEffectStatuses: [400, 422, 429],
   });
 }
 

@@ -16,11 +16,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { createExecutor } from "../../src/executor.ts";
-import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
 import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
-import { defineTool } from "../../src/tool.ts";
-import { eventsOf, probeByClientRef, scaledOptions, Timeline, withoutKeyHeader } from "./support.ts";
+import { clientRefTool, eventsOf, scaledOptions, Timeline } from "./support.ts";
 
 const S = 20;
 let remote: FakeRemote;
@@ -35,20 +33,10 @@ afterEach(async () => {
 });
 
 function withdrawTool() {
-  return defineTool({
+  return clientRefTool(remote.url, {
     name: "wallet.withdraw",
-    kind: "unsafe",
     identity: { accountRef: canon.upper, payoutRef: canon.upper },
     timeoutMs: 30 * S, // read timeout 30 s
-    invoke: async (args, ctx) =>
-      (
-        await callHttp(withoutKeyHeader(ctx), {
-          method: "POST",
-          url: `${remote.url}/effects`,
-          body: { ...args, clientRef: ctx.idempotencyKey },
-        })
-      ).body,
-    probe: (_args, ctx) => probeByClientRef(remote.url, ctx),
   });
 }
 

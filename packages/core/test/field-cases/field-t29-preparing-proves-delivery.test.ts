@@ -13,11 +13,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { createExecutor } from "../../src/executor.ts";
-import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
 import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
-import { defineTool } from "../../src/tool.ts";
-import { eventsOf, probeByClientRef, scaledOptions, Timeline, withoutKeyHeader } from "./support.ts";
+import { clientRefTool, eventsOf, scaledOptions, Timeline } from "./support.ts";
 
 const S = 20;
 let remote: FakeRemote;
@@ -34,20 +32,10 @@ afterEach(async () => {
 describe("field-t29-preparing-proves-delivery", () => {
   it("request timeout at 15 s; the probe sees the call PREPARING → SUCCEEDED, no resend", async () => {
     const tl = new Timeline(S);
-    const tool = defineTool({
+    const tool = clientRefTool(remote.url, {
       name: "call.place",
-      kind: "unsafe",
       identity: { toRef: canon.upper, goalRef: canon.upper },
       timeoutMs: 15 * S, // request timeout 15 s
-      invoke: async (args, ctx) =>
-        (
-          await callHttp(withoutKeyHeader(ctx), {
-            method: "POST",
-            url: `${remote.url}/effects`,
-            body: { ...args, clientRef: ctx.idempotencyKey },
-          })
-        ).body,
-      probe: (_args, ctx) => probeByClientRef(remote.url, ctx),
     });
     const executor = createExecutor({ store, tools: [tool], ...scaledOptions(S) });
     remote.fault({ commitDelayMs: 0.5 * S, state: "PREPARING", respondDelayMs: 19.5 * S });

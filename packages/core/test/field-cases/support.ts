@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import type { Canonicaliser } from "../../src/canon.ts";
 import type { Clock } from "../../src/clock.ts";
 import { systemClock } from "../../src/clock.ts";
 import { Deadline } from "../../src/deadline.ts";
@@ -16,6 +17,7 @@ import { isAmbiguousError, isNotSentError, isRejectedError } from "../../src/err
 import type { CallInput, ExecutorOptions } from "../../src/executor.ts";
 import { callHttp, type HttpCallContext, type HttpRequest, type HttpResponse } from "../../src/http.ts";
 import type { IntentStore, StoredIntentEvent } from "../../src/intent-store.ts";
+import { type AnyTool, defineTool } from "../../src/tool.ts";
 
 /**
  * Executor options with every time scaled by `S` ms per case-second: probes spaced 1 s (the
@@ -177,6 +179,33 @@ export function withoutKeyHeader(ctx: HttpCallContext): HttpCallContext {
     ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}),
     ...(ctx.deadline ? { deadline: ctx.deadline } : {}),
   };
+}
+
+/**
+ * An `unsafe` tool against a fake remote that ignores `Idempotency-Key`: the key travels as the
+ * body's `clientRef`, and the key probe looks it up (`GET /effects?clientRef=`). The shape several
+ * field cases share (T05, T06, T21, T29).
+ */
+export function clientRefTool(
+  remoteUrl: string,
+  spec: { name: string; identity: Record<string, Canonicaliser>; timeoutMs: number; noEffectStatuses?: number[] },
+): AnyTool {
+  return defineTool({
+    name: spec.name,
+    kind: "unsafe",
+    identity: spec.identity,
+    timeoutMs: spec.timeoutMs,
+    invoke: async (args, ctx) =>
+      (
+        await callHttp(withoutKeyHeader(ctx), {
+          method: "POST",
+          url: `${remoteUrl}/effects`,
+          body: { ...args, clientRef: ctx.idempotencyKey },
+          ...(spec.noEffectStatuses ? { noEffectStatuses: spec.noEffectStatuses } : {}),
+        })
+      ).body,
+    probe: (_args, ctx) => probeByClientRef(remoteUrl, ctx),
+  });
 }
 
 /** Options of {@link sdkClient}. */
