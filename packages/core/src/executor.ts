@@ -64,6 +64,11 @@ export interface ExecutorOptions {
    * `createConfirmationTokens`). Without it, every call above such a policy's threshold is refused.
    */
   confirmations?: ConfirmationVerifier;
+  /**
+   * First delay before the sweeper re-probes a record waiting in the human queue whose tool has a
+   * probe (an effect may still land); it doubles on each re-check, up to 256×. ms. @default 300000
+   */
+  humanRecheckMs?: number;
 }
 
 /** One tool call from an agent. */
@@ -174,6 +179,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     reserveMs: options.reserveMs ?? DEFAULT_RESERVE_MS,
     minCallBudgetMs: options.minCallBudgetMs ?? MIN_CALL_BUDGET_MS,
     confirmations: options.confirmations,
+    humanRecheckMs: options.humanRecheckMs ?? 5 * 60_000,
   };
   if (!(rt.reserveMs >= 0)) throw new TypeError("createExecutor: reserveMs must be ≥ 0 ms");
   const saga: SagaApi = {

@@ -182,7 +182,8 @@ export interface IntentStore {
   listEvents(key: string): Promise<StoredIntentEvent[]>;
   /**
    * Takes up to `limit` records due for reconciliation — PENDING past their deadline, and UNKNOWN
-   * not in the human queue past their deadline — oldest deadline first, skipping rows another
+   * past their deadline (for a record in the human queue the deadline is its next re-check time) —
+   * oldest deadline first, skipping rows another
    * sweeper holds (`FOR UPDATE SKIP LOCKED`). Each taken record is moved to UNKNOWN with
    * `deadlineEpochMs = leaseUntilEpochMs` (so no other sweeper takes it until then), version + 1,
    * and a `lease_expired` (was PENDING) or `sweep` event.

@@ -96,11 +96,7 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
 
   async claimStale(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Promise<IntentRecord[]> {
     const due = [...this.#records.values()]
-      .filter(
-        (r) =>
-          r.deadlineEpochMs < options.nowEpochMs &&
-          (r.status === "PENDING" || (r.status === "UNKNOWN" && !r.needsHuman)),
-      )
+      .filter((r) => r.deadlineEpochMs < options.nowEpochMs && (r.status === "PENDING" || r.status === "UNKNOWN"))
       .sort((a, b) => a.deadlineEpochMs - b.deadlineEpochMs)
       .slice(0, options.limit);
     return due.map((r) => {

@@ -52,6 +52,7 @@ export async function reconcile(
           unsafe || keyValid ? "NO_PROBE" : "KEY_RETENTION_EXPIRED",
           [],
           unsafe ? "unsafe tool without a probe" : "key retention expired and no probe",
+          { tool, trigger },
         );
       }
 
@@ -94,6 +95,7 @@ export async function reconcile(
           "PROBES_ABSENT_NO_DEDUPE",
           events,
           "probes found nothing, but the remote cannot deduplicate a resend and the original may still land",
+          { tool, trigger },
         );
       }
       if (counting.length === 0) {
@@ -103,6 +105,7 @@ export async function reconcile(
           "KEY_RETENTION_EXPIRED",
           events,
           "key retention expired; only an identity probe could prove absence",
+          { tool, trigger },
         );
       }
       return stayUnknown(
@@ -111,6 +114,7 @@ export async function reconcile(
         events,
         lastFailure ?? { code: "PROBE_FAILED", message: "no evidence either way" },
         trigger,
+        tool,
       );
     },
   );
@@ -215,6 +219,7 @@ async function resend(
       events,
       { code: "DEADLINE_EXCEEDED", message: `resend due (${why}) but no budget left; the sweeper will go on` },
       "call",
+      tool,
     );
   }
   const now = rt.clock.nowEpochMs();
@@ -246,20 +251,33 @@ async function resend(
   }
 }
 
+/** A record without any probe is never re-checked automatically: its recheck time is this far ahead (100 years). */
+const NO_RECHECK_MS = 100 * 365 * 24 * 3600_000;
+
+/**
+ * Puts a record in the human queue. While it waits, a tool with a probe is re-probed by the sweeper
+ * (an effect may still land: field case T06), with a doubling delay (`humanRecheckMs` × 2^sweeps, at
+ * most 2^8): its deadline becomes that recheck time. A tool without a probe is never re-checked.
+ */
 async function toHuman(
   rt: Runtime,
   record: IntentRecord,
   code: ReasonCode,
   events: IntentEvent[],
   why: string,
+  recheck: { tool: AnyTool; trigger: ReconcileTrigger },
 ): Promise<Envelope> {
   const now = rt.clock.nowEpochMs();
   const error: IntentError = { code, message: why };
+  const sweeps = record.reconcileSweeps + (recheck.trigger === "sweeper" ? 1 : 0);
+  const hasProbe = Boolean(recheck.tool.probe || recheck.tool.probeByIdentity);
+  const deadlineEpochMs = hasProbe ? now + rt.humanRecheckMs * 2 ** Math.min(sweeps, 8) : now + NO_RECHECK_MS;
+  const again = record.needsHuman && record.error?.code === code; // a re-check that learnt nothing new
   const updated = await rt.store.update(
     record.key,
     record.version,
-    { status: "UNKNOWN", needsHuman: true, resolution: "needs_human", error },
-    [...events, event(rt, record.key, "needs_human", { code, reason: why })],
+    { status: "UNKNOWN", needsHuman: true, resolution: "needs_human", error, reconcileSweeps: sweeps, deadlineEpochMs },
+    again ? events : [...events, event(rt, record.key, "needs_human", { code, reason: why })],
     now,
   );
   return afterWrite(rt, record.key, updated, events);
@@ -271,11 +289,19 @@ async function stayUnknown(
   events: IntentEvent[],
   failure: { code: ReasonCode; message: string },
   trigger: ReconcileTrigger,
+  tool: AnyTool,
 ): Promise<Envelope> {
   const now = rt.clock.nowEpochMs();
   const sweeps = record.reconcileSweeps + (trigger === "sweeper" ? 1 : 0);
   if (trigger === "sweeper" && sweeps >= rt.maxReconcileSweeps) {
-    return toHuman(rt, { ...record }, failure.code, events, `${failure.message}; no evidence after ${sweeps} sweeps`);
+    return toHuman(
+      rt,
+      { ...record, reconcileSweeps: sweeps },
+      failure.code,
+      events,
+      `${failure.message}; no evidence after ${sweeps} sweeps`,
+      { tool, trigger: "call" }, // this sweep is already counted in `sweeps`
+    );
   }
   const updated = await rt.store.update(
     record.key,

@@ -33,6 +33,8 @@ export interface Runtime {
   reserveMs: number;
   /** Least budget a call may start with after the reserve, ms. */
   minCallBudgetMs: number;
+  /** First delay before the sweeper re-probes a record in the human queue, ms (doubles each time). */
+  humanRecheckMs: number;
   /** Verifies confirmation tokens for tools with a confirmation policy; absent: every such call is refused. */
   confirmations: ConfirmationVerifier | undefined;
 }

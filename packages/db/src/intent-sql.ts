@@ -161,10 +161,10 @@ SELECT * FROM upd`,
  */
 export function claimStaleSql(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Statement {
   return {
-    name: "tristate_claim_stale_v1",
+    name: "tristate_claim_stale_v2",
     text: `WITH due AS (
   SELECT key, status AS prev_status, deadline_at AS prev_deadline FROM intent_records
-  WHERE deadline_at < $1 AND (status = 'PENDING' OR (status = 'UNKNOWN' AND NOT needs_human))
+  WHERE deadline_at < $1 AND status IN ('PENDING', 'UNKNOWN')
   ORDER BY deadline_at, key
   LIMIT $2
   FOR UPDATE SKIP LOCKED

@@ -202,13 +202,20 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
       expect(new Set(ids).size).toBe(ids.length);
     });
 
-    it("claimStale takes due PENDING and UNKNOWN records, oldest deadline first, and leases them", async () => {
+    it("claimStale takes due PENDING and UNKNOWN records (human-queue ones when their re-check is due), oldest deadline first, and leases them", async () => {
       const pendingLate = await claimNew({ deadlineEpochMs: NOW - 1_000 });
       const pendingOld = await claimNew({ deadlineEpochMs: NOW - 5_000 });
       const unknownDue = await claimNew({ deadlineEpochMs: NOW - 3_000 });
       await store.update(unknownDue.key, 1, { status: "UNKNOWN" }, [], NOW - 3_000);
       const human = await claimNew({ deadlineEpochMs: NOW - 9_000 });
-      await store.update(human.key, 1, { status: "UNKNOWN", needsHuman: true, resolution: "needs_human" }, [], NOW);
+      // In the human queue, its deadline is the next re-check time: not due yet.
+      await store.update(
+        human.key,
+        1,
+        { status: "UNKNOWN", needsHuman: true, resolution: "needs_human", deadlineEpochMs: NOW + 300_000 },
+        [],
+        NOW,
+      );
       const done = await claimNew({ deadlineEpochMs: NOW - 9_000 });
       await store.update(done.key, 1, { status: "SUCCEEDED", result: null }, [], NOW);
       const failed = await claimNew({ deadlineEpochMs: NOW - 9_000 });
