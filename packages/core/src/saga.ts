@@ -220,16 +220,14 @@ export async function undoStep(
         message: `${phrase} was ${corrective ? "followed by its correction" : "reversed"} (${spec.tool}${envelope.replayed ? ", already done earlier" : ""}).`,
       };
     case "FAILED_NO_EFFECT":
-      if (envelope.attempt > 0)
-        await markKeyForHuman(rt, envelope.idempotency_key, envelope.error?.message ?? "failed");
-      // Refused before any record was written (e.g. its tool is not in the catalog): the original waits.
-      else
-        await markForHuman(
-          rt,
-          record,
-          "COMPENSATION_FAILED",
-          `the compensation was refused: ${envelope.error?.message ?? "failed"}`,
-        );
+      // The original waits in the human queue (an operator can run `compensate` on it, or abort
+      // again); the compensation's own FAILED_NO_EFFECT record is not something to resolve.
+      await markForHuman(
+        rt,
+        record,
+        "COMPENSATION_FAILED",
+        `the compensation (${spec.tool}) failed: ${envelope.error?.message ?? "failed"}`,
+      );
       return {
         ...base,
         outcome: "compensation_failed",
@@ -290,12 +288,6 @@ async function markForHuman(
     [event(rt, record.key, "needs_human", { code, reason: why })],
     now,
   );
-}
-
-async function markKeyForHuman(rt: Runtime, key: string, why: string): Promise<void> {
-  const record = await rt.store.get(key);
-  if (record && !record.needsHuman)
-    await markForHuman(rt, record, "COMPENSATION_FAILED", `the compensation failed: ${why}`);
 }
 
 function summarise(runId: string, steps: StepReport[]): string {
