@@ -1,6 +1,5 @@
-import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { listenLoopback } from "./loopback-server.ts";
 
 /**
  * A fake remote service over a real loopback socket, for fault injection in tests. It performs
@@ -101,7 +100,6 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
   const now = options.now ?? Date.now;
   const idFormat = options.idFormat ?? ((n: number) => `fx_${n}`);
   const queue: Fault[] = [];
-  const sockets = new Set<Socket>();
   const keys = new Map<
     string,
     { body: string; inFlight: boolean; response?: { status: number; body: unknown }; atEpochMs: number }
@@ -251,20 +249,8 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
       }
     });
   });
-  server.on("connection", (s) => {
-    sockets.add(s);
-    s.on("close", () => sockets.delete(s));
-  });
-  server.listen(options.port ?? 0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(remote, {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  }) as FakeRemote;
+  const { url, close } = await listenLoopback(server, options.port ?? 0);
+  return Object.assign(remote, { url, close }) as FakeRemote;
 }
 
 function view(e: FakeEffect): Record<string, unknown> {

@@ -1,10 +1,9 @@
-import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
 import { z } from "zod";
 import { canon } from "../canon.ts";
 import { callHttp } from "../http.ts";
 import { type AnyTool, defineTool, type ProbeContext, type ToolSpec } from "../tool.ts";
+import { listenLoopback } from "./loopback-server.ts";
 
 /**
  * A fake travel remote over a real loopback socket, for the saga tests (issue 4; the source design's
@@ -120,7 +119,6 @@ export async function startTripServices(options: { port?: number } = {}): Promis
     TripEndpoint,
     Map<string, KeyEntry>
   >;
-  const sockets = new Set<Socket>();
   const hotelCancellations = new Map<string, number>();
   const flightCancellations = new Map<string, number>();
   let seq = 0;
@@ -280,20 +278,8 @@ export async function startTripServices(options: { port?: number } = {}): Promis
       send(res, 404, { error: "not found" });
     });
   });
-  server.on("connection", (s) => {
-    sockets.add(s);
-    s.on("close", () => sockets.delete(s));
-  });
-  server.listen(options.port ?? 0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  }) as TripServices;
+  const { url, close } = await listenLoopback(server, options.port ?? 0);
+  return Object.assign(state, { url, close }) as TripServices;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -6,35 +6,11 @@ import type { IntentError, IntentRecord, IntentStatus, JsonValue, Resolution } f
  */
 export type ArgsRedactor = (record: { tool: string; args: JsonValue }) => JsonValue;
 
-/** An intent record as the read API shows it: times in epoch ms, no result (see {@link IntentDetailRecord}). */
-export interface IntentSummary {
-  /** Idempotency key (32 lower-case hex characters). */
-  key: string;
-  runId: string;
-  stepId: string;
-  tool: string;
-  /** The persisted original arguments (after the redactor, when one is given). */
-  args: JsonValue;
-  /** Canonical identity fields the key was derived from. */
-  identity: Record<string, string>;
-  status: IntentStatus;
-  attempt: number;
-  /** The record's deadline (lease), epoch ms. */
-  deadlineEpochMs: number;
-  error: IntentError | null;
-  compensation: JsonValue | null;
-  resolution: Resolution | null;
-  needsHuman: boolean;
-  reconcileSweeps: number;
-  version: number;
-  /** Epoch ms. */
-  createdAtEpochMs: number;
-  /** Epoch ms. */
-  updatedAtEpochMs: number;
-  /** Epoch ms, or null while not SUCCEEDED / FAILED_NO_EFFECT. */
-  finishedAtEpochMs: number | null;
-  traceId: string | null;
-}
+/**
+ * An intent record as the read API shows it: the core's {@link IntentRecord} (times in epoch ms)
+ * without the result (see {@link IntentDetailRecord}), with `args` after the redactor when one is given.
+ */
+export type IntentSummary = Omit<IntentRecord, "result">;
 
 /** A whole record: the summary plus the tool's result. */
 export interface IntentDetailRecord extends IntentSummary {
