@@ -54,6 +54,10 @@ export const REASON_CODES = [
   "REJECTED",
   "DEADLINE_EXCEEDED",
   "INVALID_ARGUMENTS",
+  // the tool's own code threw before any request was written in the call's async context (rule 11)
+  "TOOL_ERROR_NOT_SENT",
+  // a repeat call inside the remote's Retry-After window: answered without sending
+  "RETRY_AFTER",
   "UNKNOWN_TOOL",
   "IDEMPOTENCY_CONFLICT",
   "CONFIRMATION_REQUIRED",
@@ -69,6 +73,14 @@ export const REASON_CODES = [
   "PROBE_FAILED",
   "PROBES_ABSENT_NO_DEDUPE",
   "KEY_RETENTION_EXPIRED",
+  // probes said absent before the tool's settle window ended: not yet proof (rule 5b)
+  "ABSENCE_NOT_CONCLUSIVE",
+  // a resend after an UNKNOWN original was refused (4xx/409/422): no proof either way (rule 5f)
+  "RESEND_REFUSED",
+  // an identity probe matched an effect that belongs to another record or carries another key (rule 5g)
+  "AMBIGUOUS_IDENTITY_MATCH",
+  // the remote answered that part of the request took effect (e.g. a 207 with failed items)
+  "PARTIAL_EFFECT",
   // operator
   "OPERATOR_CONFIRMED_NO_EFFECT",
   // compensation (sagas)

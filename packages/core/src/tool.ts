@@ -87,10 +87,26 @@ export interface ToolSpec<A = Record<string, unknown>, R = unknown> {
    */
   confirmation?(args: A): string | false;
   /**
-   * Whether absent probes justify a resend with the same key. Default: true for
-   * `idempotent_by_key` (the remote dedupes a resend even if the original is still in flight),
-   * false for `unsafe` (absence is no proof while a slow original may still land; field cases T06,
-   * T21): such a record stays UNKNOWN and goes to the human queue.
+   * Settle window, ms: how long after a send the remote may still apply the effect or keep it
+   * hidden from a probe (its lookup lag, its queue). A probe's "absent" proves absence only when the
+   * probe ran at or after the end of the last send plus this window; for a send whose outcome was
+   * never written (a crash) the window starts at the send's lease, which is also the
+   * `Request-Deadline` forwarded to the remote (a remote that honours it starts no work after it).
+   * Before that the record stays UNKNOWN (`ABSENCE_NOT_CONCLUSIVE`) and the sweeper re-probes once
+   * absence can be conclusive. Source: DESIGN.md rule 5b.
+   *
+   * Required for an `unsafe` tool to be resent on absence: without it an `unsafe` call is never
+   * resent (its record goes to the human queue). An `idempotent_by_key` tool within key retention
+   * does not need it (the remote dedupes the resend); after key retention it gates the identity
+   * probe's "absent" like an `unsafe` tool's.
+   */
+  settleMs?: number;
+  /**
+   * Whether conclusive absent probes justify a resend with the same key. Default: true for
+   * `idempotent_by_key` (the remote dedupes a resend even if the original is still in flight), and
+   * for an `unsafe` tool that declares `settleMs`; false otherwise (absence is no proof while a slow
+   * original may still land; field cases T06, T21): such a record goes to the human queue.
+   * `true` on an `unsafe` tool without `settleMs` is refused by {@link defineTool}.
    */
   resendWhenAbsent?: boolean;
   /** Argument fields whose values may appear in logs and spans (default: none). */
@@ -129,6 +145,16 @@ export function defineTool<A = Record<string, unknown>, R = unknown>(spec: ToolS
   if (spec.keyRetentionMs !== undefined && !(Number.isFinite(spec.keyRetentionMs) && spec.keyRetentionMs > 0)) {
     fail(name, "keyRetentionMs", "must be a positive number of milliseconds");
   }
+  if (spec.settleMs !== undefined && !(Number.isFinite(spec.settleMs) && spec.settleMs >= 0)) {
+    fail(name, "settleMs", "must be a non-negative number of milliseconds");
+  }
+  if (spec.kind === "unsafe" && spec.resendWhenAbsent === true && spec.settleMs === undefined) {
+    fail(
+      name,
+      "resendWhenAbsent",
+      "needs settleMs on an unsafe tool (absence proves nothing while the original may still land; DESIGN.md rule 5b)",
+    );
+  }
   if (typeof spec.invoke !== "function") fail(name, "invoke", "must be a function");
   for (const hook of ["probe", "probeByIdentity", "describe"] as const) {
     if (spec[hook] !== undefined && typeof spec[hook] !== "function") fail(name, hook, "must be a function");
@@ -164,6 +190,7 @@ export function defineTool<A = Record<string, unknown>, R = unknown>(spec: ToolS
     ...spec,
     identity,
     keyRetentionMs: spec.keyRetentionMs ?? DEFAULT_KEY_RETENTION_MS,
-    resendWhenAbsent: spec.resendWhenAbsent ?? spec.kind === "idempotent_by_key",
+    resendWhenAbsent:
+      spec.resendWhenAbsent ?? (spec.kind === "idempotent_by_key" || (spec.kind === "unsafe" && spec.settleMs !== undefined)),
   };
 }

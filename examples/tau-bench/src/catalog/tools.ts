@@ -211,7 +211,7 @@ export function tauBenchTools(options: TauCatalogOptions): AnyTool[] {
           invoke,
           ...(keyed && r.keyLookup ? { probe: keyProbe(baseUrl, domain, def.name) } : {}),
           ...(r.identityLookup ? { probeByIdentity: identityProbe(baseUrl, domain, def.name) } : {}),
-          ...(!keyed && r.identityLookup && trustAbsent ? { resendWhenAbsent: true } : {}),
+          ...(!keyed && r.identityLookup && trustAbsent ? { settleMs: 2_000 } : {}),
           ...(domain === "airline" && def.name === "book_reservation"
             ? {
                 compensation: {
