@@ -191,6 +191,7 @@ export function defineTool<A = Record<string, unknown>, R = unknown>(spec: ToolS
     identity,
     keyRetentionMs: spec.keyRetentionMs ?? DEFAULT_KEY_RETENTION_MS,
     resendWhenAbsent:
-      spec.resendWhenAbsent ?? (spec.kind === "idempotent_by_key" || (spec.kind === "unsafe" && spec.settleMs !== undefined)),
+      spec.resendWhenAbsent ??
+      (spec.kind === "idempotent_by_key" || (spec.kind === "unsafe" && spec.settleMs !== undefined)),
   };
 }
