@@ -59,6 +59,23 @@ export interface IntentRecord {
   finishedAtEpochMs: number | null;
   /** W3C trace id (32 hex) of the call that created the record, when traced. */
   traceId: string | null;
+  /**
+   * The idempotency key sent on the wire (and used as the client reference by probes) for the
+   * current attempt; null means `key`. A new attempt after a definite rejection that the remote may
+   * have cached under the key (a 402 decline) gets a fresh one (rule 3); `key` stays the record's identity.
+   */
+  sentKey: string | null;
+  /**
+   * Epoch ms (the store's clock) from which a probe's "absent" proves absence: the end of the last
+   * send (or its lease, when its outcome was never written) + the tool's settle window (rule 5b).
+   * Null when no send awaits its window (the tool declares none, or the record is settled).
+   */
+  settlesAtEpochMs: number | null;
+}
+
+/** The key a record's current attempt sends on the wire: `sentKey`, else the record's key. */
+export function wireKey(record: Pick<IntentRecord, "key" | "sentKey">): string {
+  return record.sentKey ?? record.key;
 }
 
 /** What `claim` inserts: a PENDING record without its bookkeeping fields. */
@@ -73,6 +90,8 @@ export type NewIntentRecord = Omit<
   | "reconcileSweeps"
   | "result"
   | "error"
+  | "sentKey"
+  | "settlesAtEpochMs"
 >;
 
 /**
@@ -93,6 +112,9 @@ export type IntentPatch = Partial<
     | "reconcileSweeps"
     | "finishedAtEpochMs"
     | "traceId"
+    | "args"
+    | "sentKey"
+    | "settlesAtEpochMs"
   >
 >;
 
@@ -109,6 +131,7 @@ export const INTENT_EVENT_TYPES = [
   "sweep",
   "human_action",
   "compensation",
+  "late_answer",
 ] as const;
 /** A timeline event type; see {@link INTENT_EVENT_TYPES}. */
 export type IntentEventType = (typeof INTENT_EVENT_TYPES)[number];
@@ -142,6 +165,12 @@ export type ClaimResult =
 
 /** Options for writes after the call. */
 export interface WriteOptions {
+  /**
+   * Apply the update only if the record's lease (`deadlineEpochMs`) has passed by the store's clock
+   * (PostgreSQL `now()`), never a replica's (rule 9). Used to take over a PENDING record whose owner
+   * may have crashed: a replica whose clock runs ahead must not take a live record.
+   */
+  onlyIfLeaseExpired?: boolean;
   /**
    * When false, the store may acknowledge before the write is flushed to disk
    * (PostgreSQL `synchronous_commit = off`). Only outcome writes use this: a lost outcome
@@ -184,7 +213,8 @@ export interface IntentStore {
    * Takes up to `limit` records due for reconciliation — PENDING past their deadline, and UNKNOWN
    * past their deadline (for a record in the human queue the deadline is its next re-check time) —
    * oldest deadline first, skipping rows another
-   * sweeper holds (`FOR UPDATE SKIP LOCKED`). Each taken record is moved to UNKNOWN with
+   * sweeper holds (`FOR UPDATE SKIP LOCKED`). `nowEpochMs` must be the store's clock
+   * ({@link IntentStore.clockEpochMs} where implemented), never a replica's (rule 9). Each taken record is moved to UNKNOWN with
    * `deadlineEpochMs = leaseUntilEpochMs` (so no other sweeper takes it until then), version + 1,
    * and a `lease_expired` (was PENDING) or `sweep` event.
    */
@@ -198,6 +228,23 @@ export interface IntentStore {
   savePlan(runId: string, steps: PlanStep[], nowEpochMs: number): Promise<void>;
   /** The run's declared plan, or null. */
   getPlan(runId: string): Promise<PlanStep[] | null>;
+  /**
+   * Other records of `tool` with the same canonical identity, created at or after
+   * `sinceEpochMs` (epoch ms), excluding `excludeKey`: the records an identity probe's match could
+   * belong to (rule 5g).
+   */
+  listByIdentity(
+    tool: string,
+    identity: Record<string, string>,
+    sinceEpochMs: number,
+    excludeKey: string,
+  ): Promise<IntentRecord[]>;
+  /**
+   * The store's clock, epoch ms: the one that judges leases, staleness and settle windows (rule 9;
+   * PostgreSQL's `now()`). Optional: without it the executor's clock is used (in-memory tests).
+   * Times the executor writes are taken relative to its own clock and stored in this one.
+   */
+  clockEpochMs?(): Promise<number>;
 }
 
 /** One row of the append-only operator audit: who did what to which record, before → after. */

@@ -1,3 +1,4 @@
+import type { Clock } from "./clock.ts";
 import type {
   AuditEntry,
   ClaimResult,
@@ -11,6 +12,7 @@ import type {
   OperatorStore,
   PlanStep,
   StoredIntentEvent,
+  WriteOptions,
 } from "./intent-store.ts";
 
 /**
@@ -19,11 +21,29 @@ import type {
  * from `@tristate/db` in anything real.
  */
 export class MemoryIntentStore implements IntentStore, OperatorStore {
+  /** The "database's" clock (rule 9), when given: it judges leases; else the writer's `nowEpochMs`. */
+  readonly #clock: Clock | undefined;
   readonly #records = new Map<string, IntentRecord>();
   readonly #events: StoredIntentEvent[] = [];
   #nextEventId = 1;
   readonly #plans = new Map<string, PlanStep[]>();
   readonly #audit: AuditEntry[] = [];
+
+  /**
+   * @param options.clock - the store's own clock, standing in for the database's `now()` (rule 9):
+   *   when given, leases and staleness are judged by it and {@link clockEpochMs} reads it; tests of a
+   *   replica with a skewed clock give the executor another one.
+   */
+  constructor(options: { clock?: Clock } = {}) {
+    this.#clock = options.clock;
+    if (this.#clock) {
+      const clock = this.#clock;
+      this.clockEpochMs = async () => clock.nowEpochMs();
+    }
+  }
+
+  /** @inheritdoc (only when constructed with a clock) */
+  clockEpochMs?: () => Promise<number>;
 
   async claim(record: NewIntentRecord, events: IntentEvent[], nowEpochMs: number): Promise<ClaimResult> {
     const existing =
@@ -43,6 +63,8 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
       reconcileSweeps: 0,
       updatedAtEpochMs: nowEpochMs,
       finishedAtEpochMs: null,
+      sentKey: null,
+      settlesAtEpochMs: null,
     };
     this.#records.set(record.key, full);
     this.#push(events);
@@ -60,7 +82,13 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
     patch: IntentPatch,
     events: IntentEvent[],
     nowEpochMs: number,
+    options?: WriteOptions,
   ): Promise<IntentRecord | null> {
+    if (options?.onlyIfLeaseExpired) {
+      const r = this.#records.get(key);
+      const now = this.#clock?.nowEpochMs() ?? nowEpochMs;
+      if (!r || r.deadlineEpochMs >= now) return null;
+    }
     return this.#update(key, expectedVersion, patch, events, nowEpochMs);
   }
 
@@ -95,8 +123,10 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
   }
 
   async claimStale(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Promise<IntentRecord[]> {
+    // As on PostgreSQL, the caller passes the store's clock (the sweeper reads `clockEpochMs`).
+    const now = options.nowEpochMs;
     const due = [...this.#records.values()]
-      .filter((r) => r.deadlineEpochMs < options.nowEpochMs && (r.status === "PENDING" || r.status === "UNKNOWN"))
+      .filter((r) => r.deadlineEpochMs < now && (r.status === "PENDING" || r.status === "UNKNOWN"))
       .sort((a, b) => a.deadlineEpochMs - b.deadlineEpochMs)
       .slice(0, options.limit);
     return due.map((r) => {
@@ -165,6 +195,24 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
     return [...this.#records.values()]
       .filter((r) => r.runId === runId)
       .sort((a, b) => a.createdAtEpochMs - b.createdAtEpochMs || (a.key < b.key ? -1 : 1))
+      .map((r) => structuredClone(r));
+  }
+
+  async listByIdentity(
+    tool: string,
+    identity: Record<string, string>,
+    sinceEpochMs: number,
+    excludeKey: string,
+  ): Promise<IntentRecord[]> {
+    const wanted = JSON.stringify(Object.entries(identity).sort());
+    return [...this.#records.values()]
+      .filter(
+        (r) =>
+          r.tool === tool &&
+          r.key !== excludeKey &&
+          r.createdAtEpochMs >= sinceEpochMs &&
+          JSON.stringify(Object.entries(r.identity).sort()) === wanted,
+      )
       .map((r) => structuredClone(r));
   }
 

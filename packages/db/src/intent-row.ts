@@ -15,7 +15,7 @@ import type {
  */
 export const RECORD_COLUMNS = `key, run_id, step_id, tool, args, identity, status, attempt, deadline_at, result,
   (result IS NULL) AS no_result, error, compensation, resolution, needs_human, reconcile_sweeps, version,
-  created_at, updated_at, finished_at, trace_id`;
+  created_at, updated_at, finished_at, trace_id, sent_key, settles_at`;
 
 /** One row of {@link RECORD_COLUMNS} as `pg` parses it (jsonb → JS values, timestamptz → Date). */
 export interface RecordRow {
@@ -40,6 +40,8 @@ export interface RecordRow {
   updated_at: Date;
   finished_at: Date | null;
   trace_id: string | null;
+  sent_key: string | null;
+  settles_at: Date | null;
 }
 
 /** Converts a row of {@link RECORD_COLUMNS} to the port's record (times as epoch ms). */
@@ -65,6 +67,8 @@ export function toIntentRecord(row: RecordRow): IntentRecord {
     updatedAtEpochMs: row.updated_at.getTime(),
     finishedAtEpochMs: row.finished_at ? row.finished_at.getTime() : null,
     traceId: row.trace_id,
+    sentKey: row.sent_key,
+    settlesAtEpochMs: row.settles_at ? row.settles_at.getTime() : null,
   };
 }
 

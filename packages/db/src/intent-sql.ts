@@ -69,6 +69,21 @@ export function getSql(key: string): Statement {
   };
 }
 
+/** Other records of a tool with the same canonical identity since a time (rule 5g); uses (tool, created_at). */
+export function listByIdentitySql(
+  tool: string,
+  identity: Record<string, string>,
+  sinceEpochMs: number,
+  excludeKey: string,
+): Statement {
+  return {
+    name: "tristate_list_by_identity_v1",
+    text: `SELECT ${RECORD_COLUMNS} FROM intent_records
+      WHERE tool = $1 AND created_at >= $2 AND identity = $3::jsonb AND key <> $4 ORDER BY created_at, key`,
+    values: [tool, timeParam(sinceEpochMs, "sinceEpochMs"), JSON.stringify(identity), excludeKey],
+  };
+}
+
 /** A run's records, oldest first. */
 export function listByRunSql(runId: string): Statement {
   return {
@@ -106,12 +121,21 @@ const PATCH_COLUMNS: Record<PatchKey, { column: string; cast: string; param: (v:
     param: (v: number | null) => (v == null ? null : timeParam(v, "finishedAtEpochMs")),
   },
   traceId: { column: "trace_id", cast: "::text", param: (v: string | null) => v },
+  args: { column: "args", cast: "::jsonb", param: jsonParam },
+  sentKey: { column: "sent_key", cast: "::text", param: (v: string | null) => v },
+  settlesAtEpochMs: {
+    column: "settles_at",
+    cast: "::timestamptz",
+    param: (v: number | null) => (v == null ? null : timeParam(v, "settlesAtEpochMs")),
+  },
 };
 
 /**
  * Compare-and-set in one statement: applies the patch where `version = expectedVersion`, bumps the
  * version, and inserts the events only when the row was updated. No row back: version mismatch.
  * Fields present with value `undefined` are left unchanged, except `result` (cleared).
+ * With `onlyIfLeaseExpired` it applies only while `deadline_at < now()`: the lease is judged by the
+ * database's clock, never the caller's (rule 9).
  * With `durable: false` the statement sets `synchronous_commit = off` for its own transaction
  * (`set_config(…, true)`, i.e. `SET LOCAL`), so its commit does not wait for the WAL flush; it runs
  * on the same connection as every other statement (no second pool, no second backend to wake).
@@ -122,7 +146,7 @@ export function updateSql(
   patch: IntentPatch,
   events: IntentEvent[],
   nowEpochMs: number,
-  options: { durable?: boolean } = {},
+  options: { durable?: boolean; onlyIfLeaseExpired?: boolean } = {},
 ): Statement {
   const values: unknown[] = [key, expectedVersion, timeParam(nowEpochMs, "nowEpochMs"), eventsParam(events)];
   const sets: string[] = [];
@@ -138,13 +162,14 @@ export function updateSql(
   }
   sets.push("version = version + 1", "updated_at = $3");
   const durable = options.durable !== false;
+  const lease = options.onlyIfLeaseExpired === true;
   return {
-    // One prepared statement per combination of patched fields (a handful in practice) and durability.
-    name: `tristate_update_v1_${used.toString(36)}${durable ? "" : "_async"}`,
+    // One prepared statement per combination of patched fields (a handful in practice) and options.
+    name: `tristate_update_v2_${used.toString(36)}${durable ? "" : "_async"}${lease ? "_lease" : ""}`,
     // The filter holds for the updated row, so set_config runs in every transaction that writes.
     text: `WITH upd AS (
   UPDATE intent_records SET ${sets.join(", ")}
-  WHERE key = $1 AND version = $2${durable ? "" : " AND set_config('synchronous_commit', 'off', true) = 'off'"}
+  WHERE key = $1 AND version = $2${lease ? " AND deadline_at < now()" : ""}${durable ? "" : " AND set_config('synchronous_commit', 'off', true) = 'off'"}
   RETURNING ${RECORD_COLUMNS}
 ), ev AS (
   ${insertEventsSql("$4", "upd")}

@@ -11,6 +11,7 @@ import {
 } from "@tristate/core";
 import { Prisma, type PrismaClient } from "./generated/prisma/client.ts";
 import { RECORD_COLUMNS, type RecordRow, toIntentRecord } from "./intent-row.ts";
+import { updateSql } from "./intent-sql.ts";
 
 /** Filters of {@link PrismaOperatorStore.listAudit}. */
 export interface AuditQuery {
@@ -44,32 +45,6 @@ export interface QueuePage {
 
 /** Thrown inside the transaction to roll it back when the audit row's unique id is taken. */
 class DuplicateActionId extends Error {}
-
-/** Fields of an {@link IntentPatch} as Prisma's typed update data. */
-function patchData(patch: IntentPatch): Prisma.IntentRecordUpdateManyMutationInput {
-  const data: Prisma.IntentRecordUpdateManyMutationInput = {};
-  if (patch.status !== undefined) data.status = patch.status;
-  if (patch.attempt !== undefined) data.attempt = patch.attempt;
-  if (patch.deadlineEpochMs !== undefined) data.deadline = new Date(patch.deadlineEpochMs);
-  if ("result" in patch) data.result = json(patch.result);
-  if (patch.error !== undefined) data.error = patch.error === null ? Prisma.DbNull : (patch.error as object);
-  if (patch.compensation !== undefined) data.compensation = json(patch.compensation ?? undefined);
-  if (patch.resolution !== undefined) data.resolution = patch.resolution;
-  if (patch.needsHuman !== undefined) data.needsHuman = patch.needsHuman;
-  if (patch.reconcileSweeps !== undefined) data.reconcileSweeps = patch.reconcileSweeps;
-  if (patch.finishedAtEpochMs !== undefined) {
-    data.finishedAt = patch.finishedAtEpochMs === null ? null : new Date(patch.finishedAtEpochMs);
-  }
-  if (patch.traceId !== undefined) data.traceId = patch.traceId;
-  return data;
-}
-
-/** A JSON value for a nullable Json column: `undefined` → SQL NULL, `null` → JSON null. */
-function json(value: JsonValue | undefined): Prisma.NullableJsonNullValueInput | Prisma.InputJsonValue {
-  if (value === undefined) return Prisma.DbNull;
-  if (value === null) return Prisma.JsonNull;
-  return value as Prisma.InputJsonValue;
-}
 
 /** A record as a JSON snapshot for the audit table (`result` absent: none recorded). */
 export function recordSnapshot(record: IntentRecord): Prisma.InputJsonObject {
@@ -151,26 +126,11 @@ export class PrismaOperatorStore implements OperatorStore {
           if (prior) return { kind: "duplicate", audit: toAuditEntry(prior) };
           return { kind: "stale", current: before };
         }
-        const updated = await tx.intentRecord.updateMany({
-          where: { key: change.key, version: change.expectedVersion },
-          data: { ...patchData(change.patch), version: { increment: 1 }, updatedAt: new Date(change.nowEpochMs) },
-        });
-        if (updated.count !== 1) return { kind: "stale", current: before };
-        const [afterRow] = await tx.$queryRawUnsafe<RecordRow[]>(
-          `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE key = $1`,
-          change.key,
-        );
-        const after = toIntentRecord(afterRow as RecordRow);
-        if (change.events.length) {
-          await tx.intentEvent.createMany({
-            data: change.events.map((e) => ({
-              key: e.key,
-              type: e.type,
-              at: new Date(e.atEpochMs),
-              data: e.data as Prisma.InputJsonValue,
-            })),
-          });
-        }
+        // The one compare-and-set write path (intent-sql.ts), events included, inside this transaction.
+        const update = updateSql(change.key, change.expectedVersion, change.patch, change.events, change.nowEpochMs);
+        const [afterRow] = await tx.$queryRawUnsafe<RecordRow[]>(update.text, ...update.values);
+        if (!afterRow) return { kind: "stale", current: before };
+        const after = toIntentRecord(afterRow);
         let audit: AuditRow;
         try {
           audit = await tx.auditEntry.create({

@@ -14,7 +14,16 @@ import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
 import { type Prisma, PrismaClient } from "./generated/prisma/client.ts";
 import { type RecordRow, toIntentRecord, toStoredEvent } from "./intent-row.ts";
-import { claimSql, claimStaleSql, existingSql, getSql, listByRunSql, type Statement, updateSql } from "./intent-sql.ts";
+import {
+  claimSql,
+  claimStaleSql,
+  existingSql,
+  getSql,
+  listByIdentitySql,
+  listByRunSql,
+  type Statement,
+  updateSql,
+} from "./intent-sql.ts";
 
 /** Options of {@link PrismaIntentStore}. */
 export interface PrismaIntentStoreOptions {
@@ -82,9 +91,30 @@ export class PrismaIntentStore implements IntentStore {
   }
 
   /** @inheritdoc */
-  /** @inheritdoc */
   async listByRun(runId: string): Promise<IntentRecord[]> {
     return (await this.#query(listByRunSql(runId))).map(toIntentRecord);
+  }
+
+  /** @inheritdoc */
+  async listByIdentity(
+    tool: string,
+    identity: Record<string, string>,
+    sinceEpochMs: number,
+    excludeKey: string,
+  ): Promise<IntentRecord[]> {
+    return (await this.#query(listByIdentitySql(tool, identity, sinceEpochMs, excludeKey))).map(toIntentRecord);
+  }
+
+  /**
+   * @inheritdoc
+   * PostgreSQL's `clock_timestamp()`: the one clock every replica's leases and settle windows are
+   * judged by (rule 9), whatever the replicas' own clocks say.
+   */
+  async clockEpochMs(): Promise<number> {
+    const { rows } = await this.#pool.query<{ now: Date }>("SELECT clock_timestamp() AS now");
+    const now = rows[0]?.now;
+    if (!now) throw new Error("the database returned no clock_timestamp()");
+    return now.getTime();
   }
 
   /** @inheritdoc */
@@ -121,7 +151,10 @@ export class PrismaIntentStore implements IntentStore {
     options?: WriteOptions,
   ): Promise<IntentRecord | null> {
     const durable = options?.durable !== false;
-    const [row] = await this.#query(updateSql(key, expectedVersion, patch, events, nowEpochMs, { durable }));
+    const onlyIfLeaseExpired = options?.onlyIfLeaseExpired === true;
+    const [row] = await this.#query(
+      updateSql(key, expectedVersion, patch, events, nowEpochMs, { durable, onlyIfLeaseExpired }),
+    );
     return row ? toIntentRecord(row) : null;
   }
 

@@ -76,6 +76,8 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
         reconcileSweeps: 0,
         updatedAtEpochMs: NOW + 1,
         finishedAtEpochMs: null,
+        sentKey: null,
+        settlesAtEpochMs: null,
       };
       expect(res.claimed && res.record).toStrictEqual(expected);
       expect(await store.get(rec.key)).toStrictEqual(expected);
@@ -266,6 +268,44 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
         [pendingOld.key, unknownDue.key, pendingLate.key, edge.key, inFlight.key].sort(),
       );
       expect((await events(pendingOld.key)).at(-1)!.type).toBe("sweep");
+    });
+
+    it("update writes the new attempt's arguments, its wire key and the settle time", async () => {
+      const rec = await claimNew();
+      const patch = { args: { order_id: "B-2", card: "visa" }, sentKey: hex32(), settlesAtEpochMs: NOW + 7_000 };
+      const next = await store.update(rec.key, 1, patch, [], NOW + 1);
+      expect(next).toStrictEqual({ ...rec, ...patch, version: 2, updatedAtEpochMs: NOW + 1 });
+      const cleared = await store.update(rec.key, 2, { sentKey: null, settlesAtEpochMs: null }, [], NOW + 2);
+      expect(cleared).toMatchObject({ sentKey: null, settlesAtEpochMs: null, args: patch.args, version: 3 });
+    });
+
+    it("onlyIfLeaseExpired: a lease is judged by the store's clock, not the writer's (rule 9)", async () => {
+      const clockNow = store.clockEpochMs ? await store.clockEpochMs() : NOW;
+      const live = await claimNew({ deadlineEpochMs: clockNow + 600_000 });
+      // A writer whose clock runs an hour ahead must not take a live lease.
+      const ahead = clockNow + 3_600_000;
+      expect(
+        await store.update(live.key, 1, { status: "UNKNOWN" }, [], ahead, { onlyIfLeaseExpired: true }),
+      ).toBeNull();
+      expect((await store.get(live.key))!.status).toBe("PENDING");
+      const expired = await claimNew({ deadlineEpochMs: clockNow - 1_000 });
+      const taken = await store.update(expired.key, 1, { status: "UNKNOWN" }, [], clockNow, {
+        onlyIfLeaseExpired: true,
+      });
+      expect(taken).toMatchObject({ status: "UNKNOWN", version: 2 });
+    });
+
+    it("listByIdentity: other records of the tool with the same identity since a time", async () => {
+      const identity = { order_id: "ID-7", amount: "10.00" };
+      const a = await claimNew({ identity, createdAtEpochMs: NOW });
+      const b = await claimNew({ identity, createdAtEpochMs: NOW + 10 });
+      await claimNew({ identity: { order_id: "ID-7", amount: "11.00" }, createdAtEpochMs: NOW + 10 });
+      await claimNew({ identity, tool: "charge", createdAtEpochMs: NOW + 10 });
+      const old = await claimNew({ identity, createdAtEpochMs: NOW - 60_000 });
+      const found = await store.listByIdentity("refund", { amount: "10.00", order_id: "ID-7" }, NOW - 1, a.key);
+      expect(found.map((r) => r.key)).toStrictEqual([b.key]);
+      const all = await store.listByIdentity("refund", identity, NOW - 120_000, "none");
+      expect(all.map((r) => r.key).sort()).toStrictEqual([a.key, b.key, old.key].sort());
     });
 
     it("concurrent claimStale calls never return the same record", async () => {

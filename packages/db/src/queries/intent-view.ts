@@ -41,6 +41,8 @@ export interface PrismaRecordRow {
   updatedAt: Date;
   finishedAt: Date | null;
   traceId: string | null;
+  sentKey: string | null;
+  settlesAt: Date | null;
 }
 
 /** Prisma's typed-client select of the columns of {@link IntentSummary} (everything but `result`). */
@@ -64,6 +66,8 @@ export const SUMMARY_SELECT = {
   updatedAt: true,
   finishedAt: true,
   traceId: true,
+  sentKey: true,
+  settlesAt: true,
 } as const;
 
 /** Converts a typed-client row to an {@link IntentSummary} (Dates → epoch ms), applying `redact` to the args. */
@@ -89,6 +93,8 @@ export function toIntentSummary(row: PrismaRecordRow, redact?: ArgsRedactor): In
     updatedAtEpochMs: row.updatedAt.getTime(),
     finishedAtEpochMs: row.finishedAt ? row.finishedAt.getTime() : null,
     traceId: row.traceId,
+    sentKey: row.sentKey,
+    settlesAtEpochMs: row.settlesAt ? row.settlesAt.getTime() : null,
   };
 }
 
