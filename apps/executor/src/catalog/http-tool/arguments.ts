@@ -1,0 +1,93 @@
+/**
+ * The declared arguments of an HTTP tool: read from either form of the declaration (a JSON Schema
+ * object or a list of fields), and turned into the zod schema the executor validates calls with.
+ */
+import { type ZodType, z } from "zod";
+import { CatalogError } from "../catalog-error.ts";
+import { catalogErrorOf } from "./issues.ts";
+import { fieldListSchema, objectArgsSchema, type propertySchema } from "./schema.ts";
+
+/** One declared argument field, with whether it is required. */
+export type Property = z.infer<typeof propertySchema> & { required: boolean };
+
+/** Declared argument fields; `strict` refuses undeclared ones (`additionalProperties: false`). */
+export interface Args {
+  /** The fields by name, in declaration order. */
+  fields: Map<string, Property>;
+  strict: boolean;
+}
+
+/**
+ * The declared argument fields, from either form.
+ * @param tool the tool's name, for errors.
+ * @throws CatalogError naming `args.<…>` (a missing `args`, a bad field, a field declared twice, a
+ *   `required` entry that is not a property).
+ */
+export function parseArgs(tool: string, raw: unknown): Args {
+  if (raw === undefined) throw new CatalogError(tool, "args", "is required");
+  const out = new Map<string, Property>();
+  if (Array.isArray(raw)) {
+    const parsed = fieldListSchema.safeParse(raw);
+    if (!parsed.success) throw catalogErrorOf(tool, parsed.error, raw, ["args"]);
+    for (const [i, f] of parsed.data.entries()) {
+      if (out.has(f.name)) throw new CatalogError(tool, `args.${i}.name`, `field "${f.name}" is declared twice`);
+      const { name, ...rest } = f;
+      out.set(name, rest);
+    }
+    return { fields: out, strict: false };
+  }
+  const parsed = objectArgsSchema.safeParse(raw);
+  if (!parsed.success) throw catalogErrorOf(tool, parsed.error, raw, ["args"]);
+  for (const [i, r] of parsed.data.required.entries()) {
+    if (!(r in parsed.data.properties)) throw new CatalogError(tool, `args.required.${i}`, `"${r}" is not a property`);
+  }
+  for (const [name, p] of Object.entries(parsed.data.properties)) {
+    out.set(name, { ...p, required: parsed.data.required.includes(name) });
+  }
+  return { fields: out, strict: parsed.data.additionalProperties === false };
+}
+
+/**
+ * The zod schema of the declared arguments (it also yields the JSON Schema of `tools.list`): an
+ * object of the declared fields, optional ones `.optional()`, strict when `additionalProperties: false`.
+ */
+export function argsSchema(args: Args): ZodType<Record<string, unknown>> {
+  const shape: Record<string, ZodType> = {};
+  for (const [name, p] of args.fields) {
+    let schema = fieldSchema(p);
+    if (p.description) schema = schema.describe(p.description);
+    shape[name] = p.required ? schema : schema.optional();
+  }
+  const object = z.object(shape);
+  return (args.strict ? object.strict() : object) as unknown as ZodType<Record<string, unknown>>;
+}
+
+function fieldSchema(p: Property): ZodType {
+  const types = Array.isArray(p.type) ? p.type : [p.type];
+  const variants = types.map((t): ZodType => {
+    switch (t) {
+      case "string": {
+        let s = z.string();
+        if (p.minLength !== undefined) s = s.min(p.minLength);
+        if (p.maxLength !== undefined) s = s.max(p.maxLength);
+        if (p.pattern !== undefined) s = s.regex(new RegExp(p.pattern, "u"));
+        return s;
+      }
+      case "number":
+      case "integer": {
+        let n = t === "integer" ? z.number().int() : z.number();
+        if (p.minimum !== undefined) n = n.min(p.minimum);
+        if (p.maximum !== undefined) n = n.max(p.maximum);
+        return n;
+      }
+      default:
+        return z.boolean();
+    }
+  });
+  const schema: ZodType = variants.length === 1 ? variants[0]! : z.union(variants as [ZodType, ZodType]);
+  if (!p.enum) return schema;
+  const allowed = p.enum;
+  return schema.refine((v) => allowed.includes(v as string), {
+    message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}`,
+  });
+}

@@ -1,0 +1,146 @@
+/**
+ * `httpTool`: a validated declaration turned into a `defineTool` tool whose `invoke` calls the remote
+ * through `callHttp`, reads 2xx answers with the `answers` rules, and whose probes GET the probe URLs.
+ * Every error it throws is redacted: argument values outside `loggableFields` never reach its text.
+ */
+import {
+  type AnyTool,
+  type Canonicaliser,
+  callHttp,
+  defineTool,
+  type HttpCallContext,
+  type InvokeContext,
+  type ProbeContext,
+  readPath,
+} from "@tristate/core";
+import { CatalogError } from "../catalog-error.ts";
+import { assertDone } from "./answers.ts";
+import { argsSchema } from "./arguments.ts";
+import { type ProbeSpec, runProbe } from "./probes.ts";
+import { redactionFor } from "./redaction.ts";
+import { canonicaliserFor, type HttpToolDeclaration, type ParsedDeclaration } from "./schema.ts";
+import { fill, fillUrl } from "./url-template.ts";
+import { validateDeclaration } from "./validate.ts";
+
+type Args = Record<string, unknown>;
+
+/**
+ * Turns a declaration into a tool (validating it first).
+ * @param index the declaration's position in its catalog, to name a tool without a valid name.
+ * @throws CatalogError naming the tool and the field when the declaration is invalid.
+ */
+export function httpTool(raw: HttpToolDeclaration | unknown, index = 0): AnyTool {
+  const { declaration: d, args } = validateDeclaration(raw, index);
+  const loggable: ReadonlySet<string> = new Set(d.loggableFields ?? []);
+  const identity = Object.fromEntries(
+    Object.entries(d.identity).map(([f, c]) => [f, canonicaliserFor(c) as Canonicaliser]),
+  );
+  const probe = (label: string, p: NonNullable<ParsedDeclaration["keyProbe"]>): ProbeSpec => ({
+    label,
+    url: p.url,
+    found: p.found,
+    headers: d.headers,
+    loggable,
+  });
+  const keyProbe = d.keyProbe ? probe("key probe", d.keyProbe) : undefined;
+  const identityProbe = d.identityProbe ? probe("identity probe", d.identityProbe) : undefined;
+  const { compensation, describe } = d;
+  try {
+    return defineTool<Args, unknown>({
+      name: d.name,
+      kind: d.kind,
+      ...(d.description !== undefined ? { description: d.description } : {}),
+      args: argsSchema(args),
+      identity,
+      timeoutMs: d.timeoutMs,
+      ...(d.keyRetentionMs !== undefined ? { keyRetentionMs: d.keyRetentionMs } : {}),
+      ...(d.irreversible !== undefined ? { irreversible: d.irreversible } : {}),
+      ...(d.resendWhenAbsent !== undefined ? { resendWhenAbsent: d.resendWhenAbsent } : {}),
+      ...(d.loggableFields !== undefined ? { loggableFields: d.loggableFields } : {}),
+      ...(describe ? { describe: (a: Args) => fill(describe, (n) => a[n], false) } : {}),
+      invoke: (a, ctx) => invoke(d, loggable, a, ctx),
+      ...(keyProbe
+        ? { probe: (a: Args, ctx: ProbeContext) => runProbe(keyProbe, a, ctx, { name: "key", value: ctx.clientRef }) }
+        : {}),
+      ...(identityProbe
+        ? {
+            probeByIdentity: (a: Args, ctx: ProbeContext) =>
+              runProbe(identityProbe, a, ctx, { name: "since", value: String(ctx.sinceEpochMs) }),
+          }
+        : {}),
+      ...(compensation
+        ? {
+            compensation: {
+              tool: compensation.tool,
+              args: (original: Args, result: unknown) =>
+                Object.fromEntries(
+                  Object.entries(compensation.args).map(([f, v]) => [f, compensationValue(v, original, result)]),
+                ),
+            },
+          }
+        : {}),
+    });
+  } catch (error) {
+    if (error instanceof TypeError) {
+      const m = /^defineTool\([^)]*\): (\S+) (.*)$/s.exec(error.message);
+      if (m) throw new CatalogError(d.name, m[1] ?? null, m[2] ?? error.message, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/**
+ * One call of the declared request. A 207 is read (`multiStatus: "read"`) and judged by the answers
+ * rules with every other 2xx.
+ * @returns the answer's JSON (or text) body, or `{ status }` when it has none.
+ * @throws what `callHttp` throws, and RejectedError / AmbiguousError `PARTIAL_EFFECT` for answers that
+ *   mean "no effect" / "partial" (see `assertDone`); all redacted (see `redactionFor`).
+ */
+async function invoke(d: ParsedDeclaration, loggable: ReadonlySet<string>, a: Args, ctx: InvokeContext) {
+  const filled = fillUrl(
+    d.url,
+    (n) => (n === "key" ? ctx.idempotencyKey : a[n]),
+    (n) => n !== "key" && !loggable.has(n),
+  );
+  const redaction = redactionFor(a, loggable, [filled]);
+  const header = d.idempotencyHeader;
+  const standardHeader = header === undefined || (header !== null && header.toLowerCase() === "idempotency-key");
+  const callCtx: HttpCallContext = {
+    signal: ctx.signal,
+    timeoutMs: ctx.timeoutMs,
+    deadline: ctx.deadline,
+    ...(standardHeader ? { idempotencyKey: ctx.idempotencyKey } : {}),
+  };
+  const headers: Record<string, string> = { ...d.headers };
+  if (header && !standardHeader) headers[header] = ctx.idempotencyKey;
+  const body =
+    d.method === "GET" || d.body === "none"
+      ? undefined
+      : { ...a, ...(d.clientRefField ? { [d.clientRefField]: ctx.idempotencyKey } : {}) };
+  try {
+    const res = await callHttp(callCtx, {
+      method: d.method,
+      url: filled.url,
+      headers,
+      multiStatus: "read",
+      ...(body !== undefined ? { body } : {}),
+      ...(d.noEffectStatuses ? { noEffectStatuses: d.noEffectStatuses } : {}),
+    });
+    assertDone(d.answers ?? [], res.status, res.body, `${d.name}: ${d.method} ${filled.shown}`);
+    return res.body ?? { status: res.status };
+  } catch (error) {
+    throw redaction.error(error);
+  }
+}
+
+/** A value of a compensation argument: a lone `{…}` keeps the value's type; mixed text is interpolated. */
+function compensationValue(value: unknown, original: unknown, result: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const lookup = (ref: string) => {
+    const [scope, ...rest] = ref.split(".");
+    return readPath(scope === "args" ? original : result, rest.join("."));
+  };
+  const lone = /^\{([^{}]*)\}$/.exec(value);
+  if (lone) return lookup(lone[1] ?? "") ?? null;
+  return fill(value, lookup, false);
+}

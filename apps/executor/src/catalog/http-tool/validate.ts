@@ -1,0 +1,118 @@
+/**
+ * Validation of a declaration beyond its schema: URL templates naming only required argument fields,
+ * identity and loggable fields being arguments, compensation references, the arguments themselves.
+ */
+import { CatalogError } from "../catalog-error.ts";
+import { type Args, parseArgs } from "./arguments.ts";
+import { catalogErrorOf } from "./issues.ts";
+import { declarationSchema, type HttpToolDeclaration, type ParsedDeclaration } from "./schema.ts";
+import { placeholders } from "./url-template.ts";
+
+/** A declaration that passed every check, with its parsed arguments. */
+export interface ValidDeclaration {
+  /** The declaration after its schema (defaults filled, method upper-cased). */
+  declaration: ParsedDeclaration;
+  args: Args;
+}
+
+/**
+ * Validates one declaration.
+ * @param index its position in the catalog, to name a tool without a valid name (`#3`).
+ * @throws CatalogError naming the tool and the field, e.g.
+ *   `catalog: tool "issue_refund": url: {orderId} is not an argument field (allowed: …)`.
+ */
+export function validateDeclaration(raw: unknown, index: number): ValidDeclaration {
+  const rawName = (raw as { name?: unknown } | null)?.name;
+  const label = typeof rawName === "string" && rawName !== "" ? rawName : `#${index}`;
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    throw new CatalogError(label, null, "an HTTP tool declaration must be an object");
+  }
+  const parsed = declarationSchema.safeParse(raw);
+  if (!parsed.success) throw catalogErrorOf(label, parsed.error, raw);
+  const d = parsed.data;
+  const args = parseArgs(d.name, d.args);
+  const isArg = (f: string) => args.fields.has(f);
+
+  const identity = Object.keys(d.identity);
+  if (d.kind !== "read_only" && identity.length === 0) {
+    throw new CatalogError(d.name, "identity", "must declare at least one field for a side-effecting tool");
+  }
+  for (const field of identity) {
+    if (!isArg(field)) throw new CatalogError(d.name, `identity.${field}`, "is not an argument field");
+    if (!args.fields.get(field)?.required)
+      throw new CatalogError(d.name, `identity.${field}`, "must be a required argument");
+  }
+  checkUrl(d.name, "url", d.url, args, ["key"]);
+  if (d.keyProbe) checkUrl(d.name, "keyProbe.url", d.keyProbe.url, args, ["key"], "key");
+  if (d.identityProbe) checkUrl(d.name, "identityProbe.url", d.identityProbe.url, args, ["since"], "since");
+  for (const [i, f] of (d.loggableFields ?? []).entries()) {
+    if (!isArg(f)) throw new CatalogError(d.name, `loggableFields.${i}`, `"${f}" is not an argument field`);
+  }
+  if (d.clientRefField && isArg(d.clientRefField)) {
+    throw new CatalogError(d.name, "clientRefField", `"${d.clientRefField}" is already an argument field`);
+  }
+  if (d.describe) {
+    for (const name of placeholders(d.describe)) {
+      if (!isArg(name)) throw new CatalogError(d.name, "describe", `{${name}} is not an argument field`);
+    }
+  }
+  for (const [field, value] of Object.entries(d.compensation?.args ?? {})) {
+    if (typeof value !== "string") continue;
+    for (const ref of placeholders(value)) {
+      const [scope, ...rest] = ref.split(".");
+      if (scope === "args" && rest.length > 0 && isArg(rest[0] ?? "")) continue;
+      if (scope === "result" && rest.join(".")) continue;
+      throw new CatalogError(
+        d.name,
+        `compensation.args.${field}`,
+        `{${ref}} must be {args.<argument field>} or {result.<path>}`,
+      );
+    }
+  }
+  return { declaration: d, args };
+}
+
+/**
+ * Validates one declaration.
+ * @param index its position, to name a tool without a valid name.
+ * @returns the declaration with its schema's defaults filled in.
+ * @throws CatalogError naming the tool and the field.
+ */
+export function parseHttpToolDeclaration(raw: unknown, index: number): HttpToolDeclaration {
+  return validateDeclaration(raw, index).declaration;
+}
+
+/**
+ * Checks a URL template: known placeholders only (required argument fields or `specials`), the
+ * `mustHave` placeholder present, an absolute http(s) URL once filled in.
+ * @throws CatalogError naming `field`.
+ */
+function checkUrl(
+  tool: string,
+  field: string,
+  template: string,
+  args: Args,
+  specials: string[],
+  mustHave?: string,
+): void {
+  const names = placeholders(template);
+  for (const name of names) {
+    if (specials.includes(name)) continue;
+    const arg = args.fields.get(name);
+    if (!arg) {
+      const allowed = [...args.fields.keys(), ...specials].map((k) => `{${k}}`);
+      throw new CatalogError(tool, field, `{${name}} is not an argument field (allowed: ${allowed.join(", ")})`);
+    }
+    if (!arg.required) throw new CatalogError(tool, field, `{${name}} names an optional argument; it must be required`);
+  }
+  if (mustHave && !names.includes(mustHave)) throw new CatalogError(tool, field, `must contain {${mustHave}}`);
+  let url: URL | null = null;
+  try {
+    url = new URL(template.replace(/\{[^{}]*\}/g, "x"));
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new CatalogError(tool, field, `must be an absolute http(s) URL template, got ${JSON.stringify(template)}`);
+  }
+}
