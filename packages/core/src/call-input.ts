@@ -1,7 +1,7 @@
 import type { ZodError } from "zod";
 import { CanonicalisationError } from "./canon.ts";
+import type { Deadline } from "./deadline.ts";
 import { type Envelope, refusalEnvelope } from "./envelope.ts";
-import type { CallInput } from "./executor.ts";
 import { canonicalIdentity, idempotencyKey } from "./idempotency-key.ts";
 import { ID_PATTERN } from "./ids.ts";
 import type { PlanStep } from "./intent-store.ts";
@@ -9,6 +9,47 @@ import type { Runtime } from "./runtime.ts";
 import type { AnyTool } from "./tool.ts";
 
 const ID_RULE = ID_PATTERN;
+
+/** One tool call from an agent. */
+export interface CallInput {
+  /** The agent run (one conversation or job). */
+  runId: string;
+  /** The plan step within the run; a retry of the step reuses it, a new effect gets a new one. */
+  stepId: string;
+  /** Tool name from the catalog. */
+  tool: string;
+  /** Arguments as the model produced them (validated by the tool's schema). */
+  args: unknown;
+  /** The turn's deadline (one per turn, shared by every call in it). */
+  deadline: Deadline;
+  /** Proof that an operator or the end user confirmed this call, for tools with a confirmation policy. */
+  confirmationToken?: string;
+}
+
+/** Persisted arguments that no longer pass the tool's schema (the catalog changed since they were stored). */
+export class StoredArgsError extends TypeError {
+  override readonly name = "StoredArgsError";
+  constructor(
+    readonly field: string,
+    readonly rule: string,
+  ) {
+    super(`the stored arguments no longer pass the tool's schema: ${field} ${rule}`);
+  }
+}
+
+/**
+ * The persisted (JSON) arguments as the tool's `invoke` and probes receive them: parsed by the
+ * tool's schema again, so a `z.coerce.date()` field is a `Date` on first sends, resends, operator
+ * resends and probes alike (issue 9 §6). Without a schema, the JSON as stored.
+ * @throws StoredArgsError when the stored arguments fail the schema (nothing may be sent then).
+ */
+export function parseStoredArgs(tool: AnyTool, stored: unknown): unknown {
+  if (!tool.args) return stored;
+  const parsed = tool.args.safeParse(stored);
+  if (parsed.success) return parsed.data;
+  const issue = zodIssue(parsed.error);
+  throw new StoredArgsError(issue.field, issue.rule);
+}
 
 /** The FAILED_NO_EFFECT envelope for arguments that fail the tool's schema or identity rules. */
 export function invalidArgs(tool: AnyTool, name: string, issue: { field: string; rule: string }): Envelope {

@@ -32,6 +32,18 @@ export interface Envelope {
   resolution?: Resolution;
   /** Why it failed or is unknown. */
   error?: IntentError;
+  /**
+   * How long to wait before calling again, ms, when the remote asked for time (`Retry-After` on a
+   * 429/503): a repeat call sooner is answered without sending anything.
+   */
+  retry_after_ms?: number;
+  /**
+   * The key this attempt sent on the wire, when it differs from `idempotency_key` (a new attempt
+   * after a definite rejection the remote may have cached under the key; rule 3).
+   */
+  sent_key?: string;
+  /** The arguments this attempt sent (attempts after the first: the new call's, validated). */
+  sent_args?: JsonValue;
 }
 
 /**
@@ -52,6 +64,8 @@ export interface EnvelopeContext {
   replayed: boolean;
   /** Override for `action_taken` (e.g. after a resend or a probe). */
   actionTaken?: string;
+  /** Now, epoch ms (for `retry_after_ms`). Default: no `retry_after_ms`. */
+  nowEpochMs?: number;
 }
 
 /**
@@ -59,6 +73,11 @@ export interface EnvelopeContext {
  * The wording follows the source design's example envelope.
  */
 export function buildEnvelope(record: IntentRecord, ctx: EnvelopeContext): Envelope {
+  const notBefore = record.error?.retryNotBeforeEpochMs;
+  const retryAfterMs =
+    notBefore !== undefined && ctx.nowEpochMs !== undefined && notBefore > ctx.nowEpochMs
+      ? Math.ceil(notBefore - ctx.nowEpochMs)
+      : undefined;
   const base = {
     idempotency_key: record.key,
     attempt: record.attempt,
@@ -66,6 +85,9 @@ export function buildEnvelope(record: IntentRecord, ctx: EnvelopeContext): Envel
     ...(record.result !== undefined ? { result: record.result } : {}),
     ...(record.resolution ? { resolution: record.resolution } : {}),
     ...(record.error ? { error: record.error } : {}),
+    ...(retryAfterMs !== undefined ? { retry_after_ms: retryAfterMs } : {}),
+    ...(record.sentKey && record.sentKey !== record.key ? { sent_key: record.sentKey } : {}),
+    ...(record.attempt > 1 ? { sent_args: record.args } : {}),
   };
   switch (record.status) {
     case "SUCCEEDED":
@@ -88,7 +110,9 @@ export function buildEnvelope(record: IntentRecord, ctx: EnvelopeContext): Envel
         action_taken:
           ctx.actionTaken ?? (ctx.replayed ? "returned the recorded failure" : "the request did not take effect"),
         message:
-          "Nothing happened. You may try again (the same step reuses the same key), change the request, or tell the user.",
+          retryAfterMs !== undefined
+            ? `Nothing happened. The remote asked to wait ${Math.ceil(retryAfterMs / 1000)} s before another try; calling sooner sends nothing. Then you may try again (the same step), change the request, or tell the user.`
+            : "Nothing happened. You may try again (the same step reuses the same key), change the request, or tell the user.",
         ...base,
       };
     case "PENDING":

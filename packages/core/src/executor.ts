@@ -1,11 +1,13 @@
 import { type Span, SpanStatusCode, type Tracer } from "@opentelemetry/api";
-import { declarePlan, invalidArgs, keyFor, zodIssue } from "./call-input.ts";
+import { type CallInput, declarePlan, invalidArgs, keyFor, zodIssue } from "./call-input.ts";
 import { CanonicalisationError } from "./canon.ts";
 import { type Clock, systemClock } from "./clock.ts";
+import { registeredCompensation } from "./compensation.ts";
 import type { ConfirmationVerifier } from "./confirmations.ts";
 import { DEFAULT_RESERVE_MS, Deadline, MIN_CALL_BUDGET_MS } from "./deadline.ts";
 import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
+import { onExisting, sendFirst } from "./existing-record.ts";
 import { canonicalIdentity, idempotencyKey } from "./idempotency-key.ts";
 import { ID_PATTERN } from "./ids.ts";
 import type { PlanStep } from "./intent-store.ts";
@@ -21,7 +23,7 @@ import { type OperatorActionInput, type OperatorActionResult, resolveIntent } fr
 import { checkPolicies } from "./policies.ts";
 import { type ProbeRerunReport, rerunProbes } from "./probe-rerun.ts";
 import { callReadOnly } from "./read-only.ts";
-import { reconcile } from "./reconcile.ts";
+import { reconcileKey } from "./reconcile-key.ts";
 import {
   defaultTracer,
   effectPhrase,
@@ -31,8 +33,7 @@ import {
   type ProbeOptions,
   type Runtime,
 } from "./runtime.ts";
-import { type AbortReport, abortRun, registeredCompensation, type SagaApi, type StepReport, undoStep } from "./saga.ts";
-import { sendOnce } from "./send.ts";
+import { type AbortReport, abortRun, type SagaApi, type StepReport, undoStep } from "./saga.ts";
 import type { AnyTool } from "./tool.ts";
 
 /** Options of {@link createExecutor}. */
@@ -71,21 +72,7 @@ export interface ExecutorOptions {
   humanRecheckMs?: number;
 }
 
-/** One tool call from an agent. */
-export interface CallInput {
-  /** The agent run (one conversation or job). */
-  runId: string;
-  /** The plan step within the run; a retry of the step reuses it, a new effect gets a new one. */
-  stepId: string;
-  /** Tool name from the catalog. */
-  tool: string;
-  /** Arguments as the model produced them (validated by the tool's schema). */
-  args: unknown;
-  /** The turn's deadline (one per turn, shared by every call in it). */
-  deadline: Deadline;
-  /** Proof that an operator or the end user confirmed this call, for tools with a confirmation policy. */
-  confirmationToken?: string;
-}
+export type { CallInput };
 
 /** The executor: one entry point per tool call. */
 export interface Executor {
@@ -338,10 +325,11 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
     return invalidArgs(tool, input.tool, { field: "args", rule: "must not contain NUL characters (\\u0000)" });
   }
 
+  const callArgs = { persisted: persistedArgs, parsed: args };
   if (budgetError || timeoutMs === null) {
     // No budget to send. A recorded outcome can still be replayed; otherwise nothing is written.
     const prior = await rt.store.get(key);
-    if (prior) return onExisting(rt, tool, prior, key, input.deadline, null);
+    if (prior) return onExisting(rt, tool, prior, key, input.deadline, null, callArgs);
     return refusalEnvelope({
       key,
       effectPhrase: phrase,
@@ -377,163 +365,6 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
     ],
     now,
   );
-  if (claim.claimed) return send(rt, tool, claim.record, input.deadline, timeoutMs);
-  return onExisting(rt, tool, claim.existing, key, input.deadline, timeoutMs);
-}
-
-/** A record already exists for this key or this (run, step, tool): rules 1–5. */
-async function onExisting(
-  rt: Runtime,
-  tool: AnyTool,
-  existing: IntentRecord,
-  key: string,
-  deadline: Deadline,
-  timeoutMs: number | null,
-): Promise<Envelope> {
-  let record = existing;
-  for (let round = 0; round < 5; round++) {
-    if (record.key !== key) return conflict(rt, tool, record, key);
-    const now = rt.clock.nowEpochMs();
-    switch (record.status) {
-      case "SUCCEEDED":
-        return envelopeFor(rt, record, true); // rule 1
-      case "FAILED_NO_EFFECT": {
-        // Rule 3: a new attempt reuses the same key.
-        if (timeoutMs === null) return envelopeFor(rt, record, true);
-        const next = await rt.store.update(
-          key,
-          record.version,
-          {
-            status: "PENDING",
-            attempt: record.attempt + 1,
-            deadlineEpochMs: deadline.epochMs,
-            error: null,
-            resolution: null,
-            needsHuman: false,
-            finishedAtEpochMs: null,
-          },
-          [
-            event(rt, key, "created", {
-              attempt: record.attempt + 1,
-              deadlineEpochMs: deadline.epochMs,
-              retryOf: "FAILED_NO_EFFECT",
-            }),
-          ],
-          now,
-        );
-        if (next) return send(rt, tool, next, deadline, timeoutMs);
-        break; // lost the race: look again
-      }
-      case "PENDING": {
-        if (record.deadlineEpochMs > now) {
-          // Rule 2: the owner's call is still in flight. Change nothing.
-          return envelopeFor(
-            rt,
-            { ...record, error: record.error ?? { code: "IN_FLIGHT", message: "a call for this step is in flight" } },
-            true,
-          );
-        }
-        const taken = await rt.store.update(
-          key,
-          record.version,
-          {
-            status: "UNKNOWN",
-            error: {
-              code: "LEASE_EXPIRED",
-              message: "the call's deadline passed with no outcome recorded (crash or lost outcome)",
-            },
-          },
-          [event(rt, key, "lease_expired", { previousDeadlineEpochMs: record.deadlineEpochMs })],
-          now,
-        );
-        if (taken) return reconcileRecord(rt, tool, taken, deadline);
-        break;
-      }
-      case "UNKNOWN":
-        return reconcileRecord(rt, tool, record, deadline);
-    }
-    const again = await rt.store.get(key);
-    if (!again) throw new Error(`intent record ${key} disappeared`);
-    record = again;
-  }
-  return envelopeFor(rt, record, true);
-}
-
-function reconcileRecord(rt: Runtime, tool: AnyTool, record: IntentRecord, deadline: Deadline): Promise<Envelope> {
-  if (record.needsHuman && !tool.probe && !tool.probeByIdentity) {
-    // Nothing new can be learnt without a probe: report, write nothing, send nothing.
-    return Promise.resolve(envelopeFor(rt, record, true));
-  }
-  return reconcile(rt, tool, record, deadline, "call");
-}
-
-async function send(
-  rt: Runtime,
-  tool: AnyTool,
-  record: IntentRecord,
-  deadline: Deadline,
-  timeoutMs: number,
-): Promise<Envelope> {
-  const sent = await sendOnce(rt, tool, record, deadline, timeoutMs, {
-    resolutionOnSuccess: null,
-    spanName: `invoke ${tool.name}`,
-  });
-  switch (sent.kind) {
-    case "settled":
-      return sent.envelope;
-    case "unknown":
-      return reconcile(rt, tool, sent.record, deadline, "after_unknown");
-    case "lost":
-      if (!sent.record) throw new Error(`intent record ${record.key} disappeared`);
-      return envelopeFor(rt, sent.record, false);
-  }
-}
-
-async function conflict(rt: Runtime, tool: AnyTool, existing: IntentRecord, key: string): Promise<Envelope> {
-  await rt.store.appendEvents([event(rt, existing.key, "conflict", { refusedKey: key })]);
-  const phrase = effectPhrase(tool, tool.name, existing.args, existing.identity);
-  return refusalEnvelope({
-    key,
-    effectPhrase: `a different ${tool.name} in step ${existing.stepId}`,
-    error: {
-      code: "IDEMPOTENCY_CONFLICT",
-      message: `step ${existing.stepId} of run ${existing.runId} already holds ${phrase} (key ${existing.key}, ${existing.status}); one step, one effect`,
-      field: "args",
-      rule: "the identity fields must match the step's first call",
-    },
-    retrySafe: false,
-    message: `This step already did ${phrase}. A different ${tool.name} needs its own step id; do not reuse this step for it.`,
-  });
-}
-
-async function reconcileKey(
-  rt: Runtime,
-  key: string,
-  deadline: Deadline,
-  trigger: "call" | "sweeper",
-): Promise<Envelope> {
-  const record = await rt.store.get(key);
-  if (!record) throw new Error(`reconcileKey: no intent record with key ${key}`);
-  const tool = rt.tools.get(record.tool);
-  if (!tool) throw new Error(`reconcileKey: record ${key} names tool "${record.tool}", which is not in the catalog`);
-  if (record.status === "PENDING" && record.deadlineEpochMs < rt.clock.nowEpochMs()) {
-    // A call that never recorded its outcome (a crash): UNKNOWN now, then reconcile.
-    const taken = await rt.store.update(
-      key,
-      record.version,
-      {
-        status: "UNKNOWN",
-        error: {
-          code: "LEASE_EXPIRED",
-          message: "the call's deadline passed with no outcome recorded (crash or lost outcome)",
-        },
-      },
-      [event(rt, key, "lease_expired", { previousDeadlineEpochMs: record.deadlineEpochMs })],
-      rt.clock.nowEpochMs(),
-    );
-    if (!taken) return reconcileKey(rt, key, deadline, trigger);
-    return reconcile(rt, tool, taken, deadline, trigger);
-  }
-  if (record.status !== "UNKNOWN") return envelopeFor(rt, record, true);
-  return reconcile(rt, tool, record, deadline, trigger);
+  if (claim.claimed) return sendFirst(rt, tool, claim.record, input.deadline, timeoutMs, args);
+  return onExisting(rt, tool, claim.existing, key, input.deadline, timeoutMs, callArgs);
 }

@@ -24,6 +24,18 @@ export function idempotencyKey(runId: string, stepId: string, tool: string, iden
   return createHash("sha256").update(blob, "utf8").digest("hex").slice(0, 32);
 }
 
+/**
+ * The key a new attempt of a record sends on the wire after a definite rejection that the remote
+ * may have cached under the previous key (a 402 decline replayed by Stripe-style key stores;
+ * DESIGN.md rule 3): SHA-256 of `<record key>:attempt:<n>`, 32 lower-case hex characters. The record
+ * keeps `key` as its identity; this one only travels.
+ * @param key - the record's idempotency key.
+ * @param attempt - the new attempt's number (≥ 2).
+ */
+export function attemptKey(key: string, attempt: number): string {
+  return createHash("sha256").update(`${key}:attempt:${attempt}`, "utf8").digest("hex").slice(0, 32);
+}
+
 /** Reads a dot path (`amount.value`) from an object; undefined when any step is missing. */
 export function readPath(source: unknown, path: string): unknown {
   let cur: unknown = source;

@@ -9,11 +9,14 @@ export {
   type ClassifyOptions,
   classifyError,
   classifyHttpStatus,
+  classifyInvokeFailure,
   type HttpStatusVerdict,
+  type InvokeFailureEvidence,
   NOT_SENT_CODES,
   parseRetryAfterMs,
 } from "./classify.ts";
 export { type Clock, systemClock } from "./clock.ts";
+export { COMPENSATE_STEP_PREFIX, CORRECT_STEP_PREFIX, isCompensationStep } from "./compensation.ts";
 export {
   type ConfirmationTokens,
   type ConfirmationVerifier,
@@ -48,7 +51,7 @@ export {
   IDEMPOTENCY_KEY_HEADER,
   REQUEST_DEADLINE_HEADER,
 } from "./http.ts";
-export { canonicalIdentity, idempotencyKey, readPath } from "./idempotency-key.ts";
+export { attemptKey, canonicalIdentity, idempotencyKey, readPath } from "./idempotency-key.ts";
 export { ID_PATTERN, ID_RULE_TEXT } from "./ids.ts";
 export {
   type AuditEntry,
@@ -68,7 +71,9 @@ export {
   type PlanStep,
   type StoredIntentEvent,
   type WriteOptions,
+  wireKey,
 } from "./intent-store.ts";
+export { type InvokeAttempt, invokeTracked } from "./invoke-tracker.ts";
 export { type JsonObject, type JsonValue, toJson } from "./json.ts";
 export { MemoryIntentStore } from "./memory-intent-store.ts";
 export {
@@ -89,15 +94,9 @@ export {
   waitingForHuman,
 } from "./operator.ts";
 export type { ProbeAnswer, ProbeRerunReport } from "./probe-rerun.ts";
+export { redactArgs } from "./redact.ts";
 export type { ProbeOptions } from "./runtime.ts";
-export {
-  type AbortReport,
-  COMPENSATE_STEP_PREFIX,
-  CORRECT_STEP_PREFIX,
-  isCompensationStep,
-  type StepOutcome,
-  type StepReport,
-} from "./saga.ts";
+export type { AbortReport, StepOutcome, StepReport } from "./saga.ts";
 export {
   INTENT_STATUSES,
   type IntentStatus,
@@ -120,6 +119,7 @@ export {
   type CompensationSpec,
   DEFAULT_KEY_RETENTION_MS,
   defineTool,
+  type EffectRef,
   type InvokeContext,
   type ProbeContext,
   type Tool,

@@ -11,6 +11,11 @@ export interface IntentError {
   httpStatus?: number;
   /** How long the remote asked to wait before trying again (`Retry-After`), ms. */
   retryAfterMs?: number;
+  /**
+   * Epoch ms before which nothing is sent again for this record (the answer's time + `retryAfterMs`):
+   * no resend, no new attempt; a repeat call is answered without sending (issue 9 §7).
+   */
+  retryNotBeforeEpochMs?: number;
   /** The argument field at fault, for `INVALID_ARGUMENTS`. */
   field?: string;
   /** The rule that field broke, for `INVALID_ARGUMENTS`. */

@@ -134,6 +134,10 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
         ...r,
         status: "UNKNOWN",
         deadlineEpochMs: options.leaseUntilEpochMs,
+        settlesAtEpochMs:
+          r.status === "PENDING" && r.settlesAtEpochMs !== null
+            ? Math.max(r.settlesAtEpochMs, now + (r.settlesAtEpochMs - r.deadlineEpochMs))
+            : r.settlesAtEpochMs,
         version: r.version + 1,
         updatedAtEpochMs: options.nowEpochMs,
       };

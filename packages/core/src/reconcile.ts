@@ -1,25 +1,27 @@
-import { classifyError } from "./classify.ts";
+import { registeredCompensation } from "./compensation.ts";
 import type { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
-import type { IntentError, IntentEvent, IntentRecord } from "./intent-store.ts";
+import { afterWrite, type ReconcileTrigger, stayUnknown, toHuman } from "./human-queue.ts";
+import type { IntentEvent, IntentRecord } from "./intent-store.ts";
 import { toJson } from "./json.ts";
-import { envelopeFor, event, inSpan, type Runtime, timeoutSignal } from "./runtime.ts";
-import { registeredCompensation } from "./saga.ts";
+import { settlesAtForLease, storeNow } from "./lease.ts";
+import { judgeIdentityMatch, type ProbeKind, runProbe } from "./probing.ts";
+import { envelopeFor, event, inSpan, type Runtime } from "./runtime.ts";
 import { sendOnce } from "./send.ts";
 import type { ReasonCode } from "./statuses.ts";
 import type { AnyTool } from "./tool.ts";
 
-/** Who is reconciling: a caller's repeat call, the call that just saw UNKNOWN, or the sweeper. */
-export type ReconcileTrigger = "call" | "after_unknown" | "sweeper";
-
-type ProbeKind = "key" | "identity";
+export type { ReconcileTrigger } from "./human-queue.ts";
 
 /**
  * Reconciles an UNKNOWN record (DESIGN.md rule 5; source design's `reconcile`): evidence first,
- * spaced probes; found in any state → SUCCEEDED (`found`); absent → resend once with the same key
- * and the persisted original arguments when that is safe; no evidence possible → `needs_human`;
- * a failing probe is no evidence (stays UNKNOWN for the sweeper). Never resends blindly.
+ * spaced probes; found in any state → SUCCEEDED (`found`), unless an identity match belongs to
+ * another record (rule 5g); absent → resend once with the same key and the persisted arguments,
+ * only when that is safe: the remote dedupes the key, or the probes ran after the tool's settle
+ * window (rule 5b) — before it the record stays UNKNOWN and is due again when absence can be
+ * conclusive; no evidence possible → `needs_human`; a failing probe is no evidence (stays UNKNOWN
+ * for the sweeper). A `Retry-After` still running defers the resend. Never resends blindly.
  */
 export async function reconcile(
   rt: Runtime,
@@ -35,6 +37,8 @@ export async function reconcile(
     async () => {
       const now = rt.clock.nowEpochMs();
       const keyValid = now - record.createdAtEpochMs <= tool.keyRetentionMs;
+      // A resend the remote deduplicates needs no proof of absence (the key is still remembered).
+      const deduped = tool.kind === "idempotent_by_key" && keyValid;
       const probes: [ProbeKind, NonNullable<AnyTool["probe"]>][] = [];
       if (tool.probe) probes.push(["key", tool.probe]);
       if (tool.probeByIdentity) probes.push(["identity", tool.probeByIdentity]);
@@ -42,8 +46,7 @@ export async function reconcile(
       const counting = probes.filter(([kind]) => kind === "identity" || keyValid);
 
       if (probes.length === 0) {
-        if (tool.kind === "idempotent_by_key" && keyValid)
-          return resend(rt, tool, record, deadline, "keyed tool without probe; key still within retention");
+        if (deduped) return resend(rt, tool, record, deadline, "keyed tool without probe; key still within retention");
         // An unsafe remote never deduplicated on the key, so its age is no reason (field case T30).
         const unsafe = tool.kind === "unsafe";
         return toHuman(
@@ -59,7 +62,11 @@ export async function reconcile(
       const events: IntentEvent[] = [];
       let allAbsent = counting.length > 0;
       let rounds = 0;
+      let lastRoundAt = Number.NEGATIVE_INFINITY;
+      let ambiguous: string | null = null;
       let lastFailure: { code: ReasonCode; message: string } | null = null;
+      // The settle window matters only where absence must be proof; read the store's clock only then.
+      const needsProof = !deduped && tool.resendWhenAbsent && tool.settleMs !== undefined;
       for (let i = 0; i < rt.probe.attempts; i++) {
         if (i > 0) await rt.clock.sleep(Math.min(i * rt.probe.spacingMs, deadline.remainingMs() / 4));
         let timeoutMs: number;
@@ -72,12 +79,22 @@ export async function reconcile(
           break;
         }
         rounds++;
+        if (needsProof) lastRoundAt = await storeNow(rt);
+        let keyAbsent = false;
         for (const [kind, probe] of probes) {
           const answer = await runProbe(rt, tool, record, kind, probe, timeoutMs, i + 1);
           events.push(answer.event);
           if (answer.kind === "found") {
-            return settleFound(rt, record, tool, answer.found, events);
+            if (kind === "key") return settleFound(rt, record, tool, answer.found, events);
+            const verdict = await judgeIdentityMatch(rt, tool, record, answer.found, keyAbsent);
+            if (verdict.kind === "ours") return settleFound(rt, record, tool, answer.found, events);
+            events.push(
+              event(rt, record.key, "probe", { probe: kind, round: i + 1, match: verdict.kind, why: verdict.why }),
+            );
+            if (verdict.kind === "ambiguous") ambiguous = verdict.why;
+            continue; // another record's effect: no evidence of this one's
           }
+          if (answer.kind === "absent" && kind === "key" && keyValid) keyAbsent = true;
           if (answer.kind === "failed") {
             lastFailure = { code: "PROBE_FAILED", message: answer.message };
             if (counting.some(([k]) => k === kind)) allAbsent = false;
@@ -85,18 +102,60 @@ export async function reconcile(
         }
       }
 
-      if (allAbsent && rounds === rt.probe.attempts) {
-        if (tool.resendWhenAbsent) {
-          return resend(rt, tool, record, deadline, `absent after ${rounds} spaced probes`, events);
-        }
+      if (ambiguous !== null) {
+        return toHuman(rt, record, "AMBIGUOUS_IDENTITY_MATCH", events, ambiguous, { tool, trigger });
+      }
+      if (record.needsHuman) {
+        // Waiting for a person: only found evidence settles it; nothing is ever resent on its own.
         return toHuman(
           rt,
           record,
-          "PROBES_ABSENT_NO_DEDUPE",
+          record.error?.code ?? "NO_PROBE",
           events,
-          "probes found nothing, but the remote cannot deduplicate a resend and the original may still land",
+          record.error?.message ?? "waiting for an operator",
           { tool, trigger },
         );
+      }
+      if (allAbsent && rounds === rt.probe.attempts) {
+        if (!tool.resendWhenAbsent) {
+          return toHuman(
+            rt,
+            record,
+            "PROBES_ABSENT_NO_DEDUPE",
+            events,
+            "probes found nothing, but the remote cannot deduplicate a resend and the original may still land",
+            { tool, trigger },
+          );
+        }
+        if (!deduped) {
+          const waitUntil = await settleWait(rt, tool, record, lastRoundAt);
+          if (waitUntil === "never") {
+            return toHuman(
+              rt,
+              record,
+              "PROBES_ABSENT_NO_DEDUPE",
+              events,
+              "probes found nothing, but the tool declares no settle window, so absence proves nothing",
+              { tool, trigger },
+            );
+          }
+          if (waitUntil !== null) {
+            return stayUnknown(
+              rt,
+              record,
+              events,
+              {
+                code: "ABSENCE_NOT_CONCLUSIVE",
+                message: `probes found nothing, but the remote may still apply or show the effect until ${new Date(waitUntil).toISOString()}; re-probing then`,
+              },
+              trigger,
+              tool,
+              waitUntil,
+              record.settlesAtEpochMs === null ? { settlesAtEpochMs: waitUntil } : {},
+            );
+          }
+        }
+        return resend(rt, tool, record, deadline, `absent after ${rounds} spaced probes`, events);
       }
       if (counting.length === 0) {
         return toHuman(
@@ -120,52 +179,21 @@ export async function reconcile(
   );
 }
 
-async function runProbe(
+/**
+ * Whether absence is proof yet (rule 5b): null when the last probe round ran at or after the
+ * record's settle time, else the time (store clock, epoch ms) from which it will be; "never" for a
+ * tool without a settle window. A record with no settle time recorded (written before settle
+ * windows existed) gets one counted from now and waits for it.
+ */
+async function settleWait(
   rt: Runtime,
   tool: AnyTool,
   record: IntentRecord,
-  kind: ProbeKind,
-  probe: NonNullable<AnyTool["probe"]>,
-  timeoutMs: number,
-  round: number,
-): Promise<
-  | { kind: "found"; found: unknown; event: IntentEvent }
-  | { kind: "absent"; event: IntentEvent }
-  | { kind: "failed"; message: string; event: IntentEvent }
-> {
-  return inSpan(
-    rt,
-    `probe ${tool.name}`,
-    { "tristate.idempotency_key": record.key, "tristate.probe": kind, "tristate.probe.round": round },
-    async (set) => {
-      const { signal, dispose } = timeoutSignal(timeoutMs);
-      try {
-        const found = await probe(record.args, {
-          clientRef: record.key,
-          signal,
-          timeoutMs,
-          sinceEpochMs: record.createdAtEpochMs,
-        });
-        const answer = found === null || found === undefined ? "absent" : "found";
-        set({ "tristate.probe.answer": answer });
-        const ev = event(rt, record.key, "probe", { probe: kind, round, answer });
-        if (answer === "found") {
-          return { kind: "found", found, event: ev };
-        }
-        return { kind: "absent", event: ev };
-      } catch (error) {
-        const message = classifyError(error).message;
-        set({ "tristate.probe.answer": "failed" });
-        return {
-          kind: "failed",
-          message,
-          event: event(rt, record.key, "probe", { probe: kind, round, answer: "failed", error: message }),
-        };
-      } finally {
-        dispose();
-      }
-    },
-  );
+  lastRoundAt: number,
+): Promise<number | null | "never"> {
+  if (tool.settleMs === undefined) return "never";
+  const settlesAt = record.settlesAtEpochMs ?? (settlesAtForLease(tool, await storeNow(rt)) as number);
+  return lastRoundAt >= settlesAt ? null : settlesAt;
 }
 
 async function settleFound(
@@ -192,6 +220,7 @@ async function settleFound(
       needsHuman: false,
       error: null,
       finishedAtEpochMs: now,
+      settlesAtEpochMs: null,
       ...(record.compensation && tool ? { compensation: registeredCompensation(tool, record.args, result) } : {}),
     },
     [...events, event(rt, record.key, "outcome", { outcome: "SUCCEEDED", resolution: "found" })],
@@ -208,6 +237,23 @@ async function resend(
   why: string,
   events: IntentEvent[] = [],
 ): Promise<Envelope> {
+  const now = rt.clock.nowEpochMs();
+  const notBefore = record.error?.retryNotBeforeEpochMs;
+  if (notBefore !== undefined && notBefore > now) {
+    // The remote asked for time (Retry-After): no resend before it (issue 9 §7).
+    return stayUnknown(
+      rt,
+      record,
+      events,
+      {
+        code: "RETRY_AFTER",
+        message: `resend due (${why}), but the remote asked to wait until ${new Date(notBefore).toISOString()}`,
+      },
+      "call",
+      tool,
+      notBefore,
+    );
+  }
   let timeoutMs: number;
   try {
     timeoutMs = deadline.timeoutFor(tool.timeoutMs, rt.reserveMs, rt.minCallBudgetMs);
@@ -222,12 +268,17 @@ async function resend(
       tool,
     );
   }
-  const now = rt.clock.nowEpochMs();
   // Take the record (compare-and-set): only one reconciler may resend.
   const owned = await rt.store.update(
     record.key,
     record.version,
-    { status: "PENDING", attempt: record.attempt + 1, deadlineEpochMs: deadline.epochMs, error: null },
+    {
+      status: "PENDING",
+      attempt: record.attempt + 1,
+      deadlineEpochMs: deadline.epochMs,
+      error: null,
+      settlesAtEpochMs: settlesAtForLease(tool, deadline.epochMs),
+    },
     [...events, event(rt, record.key, "resend", { reason: why, attempt: record.attempt + 1 })],
     now,
   );
@@ -244,85 +295,11 @@ async function resend(
         rt,
         sent.record,
         false,
-        "resent once with the same key; the outcome is unknown again; reconciliation scheduled",
+        sent.record.needsHuman
+          ? "resent once with the same key; the resend was refused, which proves nothing about the original; an operator has been asked to confirm"
+          : "resent once with the same key; the outcome is unknown again; reconciliation scheduled",
       );
     case "lost":
       return afterWrite(rt, record.key, null, []);
   }
-}
-
-/** A record without any probe is never re-checked automatically: its recheck time is this far ahead (100 years). */
-const NO_RECHECK_MS = 100 * 365 * 24 * 3600_000;
-
-/**
- * Puts a record in the human queue. While it waits, a tool with a probe is re-probed by the sweeper
- * (an effect may still land: field case T06), with a doubling delay (`humanRecheckMs` × 2^sweeps, at
- * most 2^8): its deadline becomes that recheck time. A tool without a probe is never re-checked.
- */
-async function toHuman(
-  rt: Runtime,
-  record: IntentRecord,
-  code: ReasonCode,
-  events: IntentEvent[],
-  why: string,
-  recheck: { tool: AnyTool; trigger: ReconcileTrigger },
-): Promise<Envelope> {
-  const now = rt.clock.nowEpochMs();
-  const error: IntentError = { code, message: why };
-  const sweeps = record.reconcileSweeps + (recheck.trigger === "sweeper" ? 1 : 0);
-  const hasProbe = Boolean(recheck.tool.probe || recheck.tool.probeByIdentity);
-  const deadlineEpochMs = hasProbe ? now + rt.humanRecheckMs * 2 ** Math.min(sweeps, 8) : now + NO_RECHECK_MS;
-  const again = record.needsHuman && record.error?.code === code; // a re-check that learnt nothing new
-  const updated = await rt.store.update(
-    record.key,
-    record.version,
-    { status: "UNKNOWN", needsHuman: true, resolution: "needs_human", error, reconcileSweeps: sweeps, deadlineEpochMs },
-    again ? events : [...events, event(rt, record.key, "needs_human", { code, reason: why })],
-    now,
-  );
-  return afterWrite(rt, record.key, updated, events);
-}
-
-async function stayUnknown(
-  rt: Runtime,
-  record: IntentRecord,
-  events: IntentEvent[],
-  failure: { code: ReasonCode; message: string },
-  trigger: ReconcileTrigger,
-  tool: AnyTool,
-): Promise<Envelope> {
-  const now = rt.clock.nowEpochMs();
-  const sweeps = record.reconcileSweeps + (trigger === "sweeper" ? 1 : 0);
-  if (trigger === "sweeper" && sweeps >= rt.maxReconcileSweeps) {
-    return toHuman(
-      rt,
-      { ...record, reconcileSweeps: sweeps },
-      failure.code,
-      events,
-      `${failure.message}; no evidence after ${sweeps} sweeps`,
-      { tool, trigger: "call" }, // this sweep is already counted in `sweeps`
-    );
-  }
-  const updated = await rt.store.update(
-    record.key,
-    record.version,
-    { reconcileSweeps: sweeps, ...(record.error ? {} : { error: { code: failure.code, message: failure.message } }) },
-    events,
-    now,
-  );
-  return afterWrite(rt, record.key, updated, events);
-}
-
-/** After a compare-and-set: the written record's envelope, or the winner's state when we lost. */
-async function afterWrite(
-  rt: Runtime,
-  key: string,
-  updated: IntentRecord | null,
-  unsaved: IntentEvent[],
-): Promise<Envelope> {
-  if (updated) return envelopeFor(rt, updated, false);
-  if (unsaved.length) await rt.store.appendEvents(unsaved);
-  const current = await rt.store.get(key);
-  if (!current) throw new Error(`intent record ${key} disappeared during reconciliation`);
-  return envelopeFor(rt, current, true);
 }

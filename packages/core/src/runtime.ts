@@ -69,6 +69,7 @@ export function envelopeFor(rt: Runtime, record: IntentRecord, replayed: boolean
   return buildEnvelope(record, {
     effectPhrase: effectPhrase(tool, record.tool, record.args, record.identity),
     replayed,
+    nowEpochMs: rt.clock.nowEpochMs(),
     ...(actionTaken ? { actionTaken } : {}),
   });
 }

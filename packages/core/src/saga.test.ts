@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isCompensationStep, registeredCompensation } from "./compensation.ts";
 import { createConfirmationTokens } from "./confirmations.ts";
 import { Deadline } from "./deadline.ts";
 import { createExecutor, type Executor, type ExecutorOptions } from "./executor.ts";
 import { MemoryIntentStore } from "./memory-intent-store.ts";
-import { isCompensationStep, registeredCompensation } from "./saga.ts";
 import { startTripServices, type TripServices, type TripToolOverrides, tripTools } from "./testing/trip-services.ts";
 import { defineTool } from "./tool.ts";
 

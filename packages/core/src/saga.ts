@@ -1,38 +1,11 @@
+import type { CallInput } from "./call-input.ts";
+import { COMPENSATE_STEP_PREFIX, CORRECT_STEP_PREFIX, isCompensationStep } from "./compensation.ts";
 import { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
-import type { CallInput } from "./executor.ts";
 import type { IntentRecord } from "./intent-store.ts";
 import { type JsonValue, toJson } from "./json.ts";
 import { effectPhrase, event, inSpan, type Runtime } from "./runtime.ts";
 import type { AnyTool, CompensationSpec } from "./tool.ts";
-
-/** Step ids of compensating and corrective calls: `compensate:<original key>`, `correct:<original key>`. */
-export const COMPENSATE_STEP_PREFIX = "compensate:";
-export const CORRECT_STEP_PREFIX = "correct:";
-
-/** True for records of compensating or corrective calls (they are not themselves compensated). */
-export function isCompensationStep(stepId: string): boolean {
-  return stepId.startsWith(COMPENSATE_STEP_PREFIX) || stepId.startsWith(CORRECT_STEP_PREFIX);
-}
-
-/**
- * The compensation spec registered on the intent record before the call (the source design's
- * first rule): the compensating tool, its arguments once the effect is confirmed (fields from the
- * result are filled in then), and later the compensation's key and outcome.
- */
-export function registeredCompensation(tool: AnyTool, args?: unknown, result?: unknown): JsonValue | null {
-  const spec = tool.irreversible ? tool.corrective : tool.compensation;
-  if (!spec) return null;
-  let filled: JsonValue | null = null;
-  if (args !== undefined) {
-    try {
-      filled = (toJson(spec.args(args, result)) ?? null) as JsonValue;
-    } catch {
-      filled = null; // built again (and reported) when an abort needs it
-    }
-  }
-  return { tool: spec.tool, kind: tool.irreversible ? "corrective" : "compensation", args: filled };
-}
 
 /** What an abort did with one step of the run. */
 export type StepOutcome =
@@ -104,9 +77,9 @@ export async function abortRun(rt: Runtime, api: SagaApi, runId: string, deadlin
   return inSpan(rt, `abort_run ${runId}`, { "tristate.run_id": runId }, async () => {
     const originals = () => rt.store.listByRun(runId).then((rs) => rs.filter((r) => !isCompensationStep(r.stepId)));
     // 1. Reconcile first: never compensate an UNKNOWN.
+    // A PENDING record is reconciled only once its lease has passed by the store's clock (rule 9).
     for (const r of await originals()) {
-      const stale = r.status === "PENDING" && r.deadlineEpochMs < rt.clock.nowEpochMs();
-      if (r.status === "UNKNOWN" || stale) await api.reconcileKey(r.key, deadline);
+      if (r.status === "UNKNOWN" || r.status === "PENDING") await api.reconcileKey(r.key, deadline);
     }
     // 2. Compensate confirmed effects, latest step first.
     const steps: StepReport[] = [];
@@ -210,6 +183,16 @@ export async function undoStep(
     args,
     deadline,
   });
+  if (envelope.status === "UNKNOWN" && envelope.error?.code === "IN_FLIGHT") {
+    // Another abort (or an operator) is running this compensation right now (issue 9 §7): report
+    // it in flight, and leave the note on the original to the call that owns it.
+    return {
+      ...base,
+      outcome: "in_flight",
+      compensation: envelope,
+      message: `${phrase}: its reversal (${spec.tool}) is in flight in another call; abort again to see its outcome.`,
+    };
+  }
   await noteCompensation(rt, record.key, { tool: spec.tool, args, envelope, corrective });
   switch (envelope.status) {
     case "SUCCEEDED":

@@ -1,25 +1,51 @@
-import { classifyError } from "./classify.ts";
+import { parseStoredArgs } from "./call-input.ts";
+import { type Classification, classifyError } from "./classify.ts";
+import { registeredCompensation } from "./compensation.ts";
 import type { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
-import type { IntentError, IntentRecord } from "./intent-store.ts";
+import { NotSentError } from "./errors.ts";
+import { humanRecheckAt } from "./human-queue.ts";
+import { type IntentError, type IntentEvent, type IntentPatch, type IntentRecord, wireKey } from "./intent-store.ts";
 import { toJson } from "./json.ts";
+import { storeNow } from "./lease.ts";
+import { redactArgs } from "./redact.ts";
 import { envelopeFor, event, inSpan, type Runtime, timeoutSignal } from "./runtime.ts";
-import { registeredCompensation } from "./saga.ts";
 import type { Resolution } from "./statuses.ts";
 import type { AnyTool } from "./tool.ts";
 
 /** What {@link sendOnce} did. */
 export type SendResult =
   | { kind: "settled"; record: IntentRecord; envelope: Envelope }
-  /** Ambiguous: the record is now UNKNOWN (reconcile next, if the caller wants). */
+  /** Ambiguous: the record is now UNKNOWN (reconcile next unless it waits for a person: `needsHuman`). */
   | { kind: "unknown"; record: IntentRecord }
   /** Someone else changed the record while we were sending; `record` is its current state. */
   | { kind: "lost"; record: IntentRecord | null };
 
+/** Options of {@link sendOnce}. */
+export interface SendOptions {
+  /**
+   * The resolution this send writes when it settles an UNKNOWN (`absent_resent`, `human_resent`):
+   * set exactly for resends after an UNKNOWN original; null for a first send or a new attempt.
+   */
+  resolutionOnSuccess: Resolution | null;
+  spanName: string;
+  /** The call's schema-parsed arguments, when the caller has them; else `record.args` is parsed again. */
+  parsedArgs?: unknown;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
 /**
  * Sends the persisted arguments of a PENDING record that this call owns (it holds `record.version`),
- * and writes the outcome. The record must already say PENDING: the intent is durable before a byte
- * leaves (source design's `call_tool`). `timeoutMs` was checked against the deadline by the caller.
+ * schema-parsed, under the key of its current attempt (`sentKey` or the record's key), and writes
+ * the outcome. The record must already say PENDING: the intent is durable before a byte leaves
+ * (source design's `call_tool`). `timeoutMs` was checked against the deadline by the caller.
+ *
+ * A resend after an UNKNOWN original (`resolutionOnSuccess` set) that is refused (4xx, 422) proves
+ * nothing about the original (rule 5f): the record stays UNKNOWN and waits for a person, the refusal
+ * kept as evidence; one that was not sent leaves the original UNKNOWN. An answer that arrives after
+ * another process took the record over is recorded and settles it while it is UNKNOWN (rule 10).
+ * Stored messages never hold non-loggable argument values.
  */
 export async function sendOnce(
   rt: Runtime,
@@ -27,7 +53,7 @@ export async function sendOnce(
   record: IntentRecord,
   deadline: Deadline,
   timeoutMs: number,
-  options: { resolutionOnSuccess: Resolution | null; spanName: string },
+  options: SendOptions,
 ): Promise<SendResult> {
   return inSpan(
     rt,
@@ -35,26 +61,17 @@ export async function sendOnce(
     { "tristate.idempotency_key": record.key, "tristate.attempt": record.attempt },
     async (setAttributes) => {
       const sentAt = rt.clock.nowEpochMs();
-      const { signal, dispose } = timeoutSignal(timeoutMs);
-      let outcome: { ok: true; value: unknown } | { ok: false; error: unknown };
-      try {
-        const value = await tool.invoke(record.args, {
-          idempotencyKey: record.key,
-          signal,
-          timeoutMs,
-          deadline,
-          attempt: record.attempt,
-        });
-        outcome = { ok: true, value };
-      } catch (error) {
-        outcome = { ok: false, error };
-      } finally {
-        dispose();
-      }
+      const outcome = await invokeOnce(tool, record, deadline, timeoutMs, options);
       const now = rt.clock.nowEpochMs();
-      const sent = event(rt, record.key, "sent", { attempt: record.attempt, timeoutMs });
+      const sent = event(rt, record.key, "sent", {
+        attempt: record.attempt,
+        timeoutMs,
+        ...(record.sentKey ? { sentKey: record.sentKey } : {}),
+      });
       sent.atEpochMs = sentAt;
       const durable = rt.durableOutcomes || !lostOutcomeIsCheap(tool);
+      const outcomeEvent = (data: Record<string, string | number | boolean>) =>
+        event(rt, record.key, "outcome", { ...data, durationMs: now - sentAt });
 
       if (outcome.ok) {
         let result: ReturnType<typeof toJson>;
@@ -64,67 +81,221 @@ export async function sendOnce(
           result = { unserialisable: String(outcome.value) };
         }
         setAttributes({ "tristate.outcome": "SUCCEEDED" });
-        const updated = await rt.store.update(
-          record.key,
-          record.version,
-          {
+        return write(rt, tool, record, {
+          patch: {
             status: "SUCCEEDED",
             result,
             error: null,
             resolution: options.resolutionOnSuccess,
             needsHuman: false,
             finishedAtEpochMs: now,
+            settlesAtEpochMs: null,
             ...(record.compensation ? { compensation: registeredCompensation(tool, record.args, result) } : {}),
           },
-          [sent, event(rt, record.key, "outcome", { outcome: "SUCCEEDED", durationMs: now - sentAt })],
+          events: [sent, outcomeEvent({ outcome: "SUCCEEDED" })],
           now,
-          { durable },
-        );
-        if (!updated) return { kind: "lost", record: await rt.store.get(record.key) };
-        return { kind: "settled", record: updated, envelope: envelopeFor(rt, updated, false) };
+          durable,
+        });
       }
 
       const c = classifyError(outcome.error);
       const error: IntentError = {
         code: c.code,
-        message: c.message,
+        message: redactArgs(tool, record.args, c.message),
         ...(c.httpStatus !== undefined ? { httpStatus: c.httpStatus } : {}),
-        ...(c.retryAfterMs !== undefined ? { retryAfterMs: c.retryAfterMs } : {}),
+        ...(c.retryAfterMs !== undefined
+          ? { retryAfterMs: c.retryAfterMs, retryNotBeforeEpochMs: now + c.retryAfterMs }
+          : {}),
       };
       setAttributes({ "tristate.outcome": c.outcome, "error.type": c.code });
+      const resend = options.resolutionOnSuccess !== null;
+      if (c.outcome === "FAILED_NO_EFFECT" && resend) {
+        return resendFailed(rt, tool, record, c, error, [sent], now, options);
+      }
       if (c.outcome === "FAILED_NO_EFFECT") {
-        const updated = await rt.store.update(
-          record.key,
-          record.version,
-          {
-            status: "FAILED_NO_EFFECT",
+        return write(rt, tool, record, {
+          patch: { status: "FAILED_NO_EFFECT", error, finishedAtEpochMs: now, settlesAtEpochMs: null },
+          events: [sent, outcomeEvent({ outcome: "FAILED_NO_EFFECT", code: c.code })],
+          now,
+          durable,
+        });
+      }
+      if (c.code === "PARTIAL_EFFECT") {
+        // Part of the request took effect: no probe can say "done" or "not done"; a person decides.
+        return write(rt, tool, record, {
+          patch: {
+            status: "UNKNOWN",
             error,
-            finishedAtEpochMs: now,
-            // a resend that was refused still ended an UNKNOWN: keep how (absent_resent / human_resent)
-            ...(options.resolutionOnSuccess ? { resolution: options.resolutionOnSuccess } : {}),
+            needsHuman: true,
+            resolution: "needs_human",
+            deadlineEpochMs: humanRecheckAt(rt, undefined, 0, now),
+            settlesAtEpochMs: null,
           },
-          [
+          events: [
             sent,
-            event(rt, record.key, "outcome", { outcome: "FAILED_NO_EFFECT", code: c.code, durationMs: now - sentAt }),
+            outcomeEvent({ outcome: "UNKNOWN", code: c.code }),
+            event(rt, record.key, "needs_human", { code: c.code, reason: error.message }),
           ],
           now,
-          { durable },
-        );
-        if (!updated) return { kind: "lost", record: await rt.store.get(record.key) };
-        return { kind: "settled", record: updated, envelope: envelopeFor(rt, updated, false) };
+          durable: true,
+        });
       }
-      // UNKNOWN: durable, since the next step (reconciliation, the human queue) depends on it.
-      const updated = await rt.store.update(
-        record.key,
-        record.version,
-        { status: "UNKNOWN", error },
-        [sent, event(rt, record.key, "outcome", { outcome: "UNKNOWN", code: c.code, durationMs: now - sentAt })],
+      // UNKNOWN: durable, since the next step (reconciliation, the human queue) depends on it. The
+      // settle window now runs from the end of this send, by the store's clock.
+      const settlesAtEpochMs =
+        tool.settleMs === undefined
+          ? null
+          : Math.min(record.settlesAtEpochMs ?? Infinity, (await storeNow(rt)) + tool.settleMs);
+      return write(rt, tool, record, {
+        patch: { status: "UNKNOWN", error, settlesAtEpochMs },
+        events: [sent, outcomeEvent({ outcome: "UNKNOWN", code: c.code })],
         now,
-      );
-      if (!updated) return { kind: "lost", record: await rt.store.get(record.key) };
-      return { kind: "unknown", record: updated };
+        durable: true,
+      });
     },
   );
+}
+
+async function invokeOnce(
+  tool: AnyTool,
+  record: IntentRecord,
+  deadline: Deadline,
+  timeoutMs: number,
+  options: SendOptions,
+): Promise<Outcome> {
+  let args: unknown;
+  try {
+    args = "parsedArgs" in options ? options.parsedArgs : parseStoredArgs(tool, record.args);
+  } catch (error) {
+    return {
+      ok: false,
+      error: new NotSentError(String((error as Error).message), { code: "INVALID_ARGUMENTS", cause: error }),
+    };
+  }
+  const { signal, dispose } = timeoutSignal(timeoutMs);
+  try {
+    const value = await tool.invoke(args, {
+      idempotencyKey: wireKey(record),
+      signal,
+      timeoutMs,
+      deadline,
+      attempt: record.attempt,
+    });
+    return { ok: true, value };
+  } catch (error) {
+    return { ok: false, error };
+  } finally {
+    dispose();
+  }
+}
+
+/**
+ * A resend after an UNKNOWN original ended without an effect of its own. Refused by the remote:
+ * the refusal ("already refunded") may be the original's doing, so the original stays UNKNOWN and
+ * waits for a person (rule 5f). Not sent at all: the original is as unknown as before.
+ */
+function resendFailed(
+  rt: Runtime,
+  tool: AnyTool,
+  record: IntentRecord,
+  c: Classification,
+  error: IntentError,
+  events: IntentEvent[],
+  now: number,
+  options: SendOptions,
+): Promise<SendResult> {
+  const refused = c.httpStatus !== undefined || c.code === "REJECTED";
+  const byOperator = options.resolutionOnSuccess === "human_resent";
+  if (refused) {
+    const message = `the resend was refused (${error.message}); a refusal is no proof that the original did nothing`;
+    return write(rt, tool, record, {
+      patch: {
+        status: "UNKNOWN",
+        needsHuman: true,
+        resolution: "needs_human",
+        error: { ...error, code: "RESEND_REFUSED", message },
+        deadlineEpochMs: humanRecheckAt(rt, tool, record.reconcileSweeps, now),
+      },
+      events: [
+        ...events,
+        event(rt, record.key, "outcome", { outcome: "UNKNOWN", code: "RESEND_REFUSED", refusedWith: c.code }),
+        event(rt, record.key, "needs_human", { code: "RESEND_REFUSED", reason: message }),
+      ],
+      now,
+      durable: true,
+    });
+  }
+  return write(rt, tool, record, {
+    patch: {
+      status: "UNKNOWN",
+      error: { ...error, message: `the resend was not sent (${error.message}); the original is still unknown` },
+      ...(byOperator
+        ? {
+            needsHuman: true,
+            resolution: "needs_human",
+            deadlineEpochMs: humanRecheckAt(rt, tool, record.reconcileSweeps, now),
+          }
+        : {}),
+    },
+    events: [...events, event(rt, record.key, "outcome", { outcome: "UNKNOWN", code: c.code, resendNotSent: true })],
+    now,
+    durable: true,
+  });
+}
+
+/** Writes the outcome (compare-and-set on the version this send owns); a lost write is late proof. */
+async function write(
+  rt: Runtime,
+  tool: AnyTool,
+  record: IntentRecord,
+  w: { patch: IntentPatch; events: IntentEvent[]; now: number; durable: boolean },
+): Promise<SendResult> {
+  const updated = await rt.store.update(record.key, record.version, w.patch, w.events, w.now, { durable: w.durable });
+  if (updated) {
+    return updated.status === "UNKNOWN"
+      ? { kind: "unknown", record: updated }
+      : { kind: "settled", record: updated, envelope: envelopeFor(rt, updated, false) };
+  }
+  return lateAnswer(rt, tool, record, w);
+}
+
+/**
+ * Rule 10: this send's answer arrived after another process took the record over (a sweeper after
+ * the lease, by the store's clock). The answer is evidence: it is kept as a `late_answer` event, and
+ * settles the record while it is still UNKNOWN (also in the human queue) — an effect always; no
+ * effect only when no other attempt was sent since.
+ */
+async function lateAnswer(
+  rt: Runtime,
+  tool: AnyTool,
+  mine: IntentRecord,
+  w: { patch: IntentPatch; events: IntentEvent[]; now: number },
+): Promise<SendResult> {
+  const status = w.patch.status;
+  for (let round = 0; round < 3; round++) {
+    const current = await rt.store.get(mine.key);
+    if (!current) return { kind: "lost", record: null };
+    const late = event(rt, mine.key, "late_answer", {
+      attempt: mine.attempt,
+      outcome: status ?? "UNKNOWN",
+      ...(w.patch.error?.code ? { code: w.patch.error.code } : {}),
+      currentStatus: current.status,
+    });
+    const settles =
+      current.status === "UNKNOWN" &&
+      (status === "SUCCEEDED" || (status === "FAILED_NO_EFFECT" && current.attempt === mine.attempt));
+    if (!settles) {
+      await rt.store.appendEvents([...w.events, late]);
+      return { kind: "lost", record: current };
+    }
+    const patch: IntentPatch =
+      status === "SUCCEEDED"
+        ? { ...w.patch, resolution: "found", needsHuman: false }
+        : { ...w.patch, resolution: null, needsHuman: false };
+    const updated = await rt.store.update(mine.key, current.version, patch, [...w.events, late], rt.clock.nowEpochMs());
+    if (updated) return { kind: "settled", record: updated, envelope: envelopeFor(rt, updated, false) };
+  }
+  return { kind: "lost", record: await rt.store.get(mine.key) };
 }
 
 /**

@@ -39,7 +39,8 @@ export async function sweepStale(options: SweepOptions): Promise<SweepReport> {
   if (!Number.isInteger(limit) || limit < 1) throw new TypeError("sweepStale: limit must be an integer ≥ 1");
   if (!(budgetMs >= 3000)) throw new TypeError("sweepStale: budgetMs must be at least 3000 ms");
   const clock = options.executor.clock;
-  const now = clock.nowEpochMs();
+  // Staleness and the sweeper's lease are judged by the store's clock, never this replica's (rule 9).
+  const now = options.store.clockEpochMs ? await options.store.clockEpochMs() : clock.nowEpochMs();
   const taken = await options.store.claimStale({ nowEpochMs: now, limit, leaseUntilEpochMs: now + budgetMs });
   const concurrency = options.concurrency ?? 8;
   if (!Number.isInteger(concurrency) || concurrency < 1)

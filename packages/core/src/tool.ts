@@ -32,6 +32,14 @@ export interface ProbeContext {
   sinceEpochMs: number;
 }
 
+/** What identifies an effect at the remote (see {@link ToolSpec.effectRef}); absent fields are unknown. */
+export interface EffectRef {
+  /** The idempotency key or client reference the effect was made with. */
+  key?: string | null;
+  /** The remote's id of the effect (a refund id, a reservation id). */
+  remoteId?: string | null;
+}
+
 /**
  * How to undo a confirmed effect (saga step). Stored on the intent record before the call (issue 4
  * completes the abort flow).
@@ -69,6 +77,14 @@ export interface ToolSpec<A = Record<string, unknown>, R = unknown> {
   probe?(args: A, ctx: ProbeContext): Promise<unknown>;
   /** Identity probe: finds an effect matching the business identity created since the intent, or null. */
   probeByIdentity?(args: A, ctx: ProbeContext): Promise<unknown>;
+  /**
+   * What identifies an effect a probe found (rule 5g): the idempotency key / client reference it
+   * carries (`key`) and the remote's own id for it (`remoteId`). With it, an identity probe's match
+   * that carries another key, or whose remote id another record already holds, is never taken as
+   * this record's effect. Without it, a match is this record's only when no other record of the tool
+   * with the same identity could own it; otherwise the record goes to the human queue.
+   */
+  effectRef?(found: unknown): EffectRef | null;
   /** How to undo the effect; registered with the intent before the call. */
   compensation?: CompensationSpec<A, R>;
   /** True for effects that cannot be undone (a sent email); put them last in a plan. Never compensated. */
@@ -156,7 +172,7 @@ export function defineTool<A = Record<string, unknown>, R = unknown>(spec: ToolS
     );
   }
   if (typeof spec.invoke !== "function") fail(name, "invoke", "must be a function");
-  for (const hook of ["probe", "probeByIdentity", "describe"] as const) {
+  for (const hook of ["probe", "probeByIdentity", "describe", "effectRef"] as const) {
     if (spec[hook] !== undefined && typeof spec[hook] !== "function") fail(name, hook, "must be a function");
   }
   const identity = spec.identity ?? {};

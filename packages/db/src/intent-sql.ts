@@ -182,11 +182,12 @@ SELECT * FROM upd`,
 /**
  * Takes due records in one statement: locks up to `limit` PENDING/UNKNOWN (not in the human queue)
  * records past their deadline, oldest deadline first, skipping rows other sweepers hold; moves them to
- * UNKNOWN with the new lease and appends `lease_expired` (was PENDING) or `sweep` events.
+ * UNKNOWN with the new lease and appends `lease_expired` (was PENDING) or `sweep` events. A PENDING
+ * record's settle window is pushed to start no earlier than `nowEpochMs` (the store's clock).
  */
 export function claimStaleSql(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Statement {
   return {
-    name: "tristate_claim_stale_v2",
+    name: "tristate_claim_stale_v3",
     text: `WITH due AS (
   SELECT key, status AS prev_status, deadline_at AS prev_deadline FROM intent_records
   WHERE deadline_at < $1 AND status IN ('PENDING', 'UNKNOWN')
@@ -194,7 +195,10 @@ export function claimStaleSql(options: { nowEpochMs: number; limit: number; leas
   LIMIT $2
   FOR UPDATE SKIP LOCKED
 ), upd AS (
-  UPDATE intent_records r SET status = 'UNKNOWN', deadline_at = $3, version = r.version + 1, updated_at = $1
+  UPDATE intent_records r SET status = 'UNKNOWN', deadline_at = $3, version = r.version + 1, updated_at = $1,
+    -- a PENDING record's settle window (its lease + timeout + settle) restarts no earlier than now (rule 5b)
+    settles_at = CASE WHEN due.prev_status = 'PENDING' AND r.settles_at IS NOT NULL
+      THEN GREATEST(r.settles_at, $1 + (r.settles_at - due.prev_deadline)) ELSE r.settles_at END
   FROM due WHERE r.key = due.key
   RETURNING ${RECORD_COLUMNS.replace(/\b(key|status|version|deadline_at)\b/g, "r.$1")}, due.prev_status, due.prev_deadline
 ), ev AS (

@@ -53,7 +53,7 @@ const run = (executor: ReturnType<typeof createExecutor>, tl: Timeline) =>
   });
 
 describe("field-t05-post-replayed-on-5xx", () => {
-  it("(a) 429 with Retry-After: 1 from the proxy → FAILED_NO_EFFECT; the agent's second call after 1 s → SUCCEEDED, one job", async () => {
+  it("(a) 429 with Retry-After: 1 from the proxy → FAILED_NO_EFFECT; a call sooner sends nothing; the agent's call after 1 s → SUCCEEDED, one job", async () => {
     const tl = new Timeline(S);
     const executor = createExecutor({ store, tools: [investigationTool()], ...scaledOptions(S) });
     remote.fault({ commit: false, answer: 429, headers: { "retry-after": "1" } }, { commitDelayMs: 0.1 * S });
@@ -67,7 +67,15 @@ describe("field-t05-post-replayed-on-5xx", () => {
     });
     expect(remote.effects).toHaveLength(0);
 
-    await sleep(1 * S); // Retry-After: 1
+    expect(first.retry_after_ms).toBeGreaterThan(0);
+    expect(first.retry_after_ms).toBeLessThanOrEqual(1000);
+    // A repeat call inside the remote's Retry-After window is answered without sending (issue 9 §7).
+    const tooSoon = await run(executor, tl);
+    expect(tooSoon).toMatchObject({ status: "FAILED_NO_EFFECT", replayed: true, attempt: 1 });
+    expect(tooSoon.retry_after_ms).toBeGreaterThan(0);
+    expect(remote.posts).toBe(1);
+
+    await sleep(first.retry_after_ms ?? 1000); // Retry-After: 1 (seconds, not scaled)
     const second = await run(executor, tl);
     expect(second).toMatchObject({
       status: "SUCCEEDED",

@@ -1,0 +1,79 @@
+/**
+ * Leases and the one clock that judges them (DESIGN.md rules 2, 8 and 9). A PENDING record's
+ * `deadlineEpochMs` is its lease: while it has not passed, the call that owns the record is in
+ * flight. Whether it has passed is decided by the store's clock (PostgreSQL's `now()`), never by a
+ * replica's, so a replica whose clock runs ahead cannot take a live record (issue 9 §4).
+ */
+import type { IntentRecord } from "./intent-store.ts";
+import { event, type Runtime } from "./runtime.ts";
+import type { AnyTool } from "./tool.ts";
+
+/**
+ * The store's clock, epoch ms: `IntentStore.clockEpochMs` where the store has one (PostgreSQL),
+ * else the executor's clock (in-memory stores in unit tests).
+ * @throws whatever the store throws when it is unreachable.
+ */
+export function storeNow(rt: Runtime): Promise<number> {
+  return rt.store.clockEpochMs ? rt.store.clockEpochMs() : Promise.resolve(rt.clock.nowEpochMs());
+}
+
+/**
+ * When absence could become proof for a send whose lease ends at `leaseEpochMs` (rule 5b): the
+ * lease bounds the send (its per-call timeout never runs past it, and the lease is the
+ * `Request-Deadline` forwarded to the remote), then the remote may take the tool's settle window
+ * to apply the effect or show it to a probe. `timeoutMs` more covers a lease written by a replica
+ * whose clock ran behind. Null for a tool without a settle window (absence never proves anything).
+ */
+export function settlesAtForLease(tool: AnyTool, leaseEpochMs: number): number | null {
+  return tool.settleMs === undefined ? null : leaseEpochMs + tool.timeoutMs + tool.settleMs;
+}
+
+/** What {@link takeOverLease} found. */
+export type TakeOver =
+  /** The lease had passed: the record is UNKNOWN now (`LEASE_EXPIRED`) and this caller may reconcile it. */
+  | { kind: "taken"; record: IntentRecord }
+  /** The lease has not passed by the store's clock: the owner's call is still in flight (rule 2). */
+  | { kind: "live"; record: IntentRecord }
+  /** The record changed meanwhile: read it again. */
+  | { kind: "changed" };
+
+/**
+ * Takes over a PENDING record whose lease has passed by the store's clock: one compare-and-set to
+ * UNKNOWN (`LEASE_EXPIRED`) that applies only while `deadline < now()` in the store. The settle
+ * window then starts no earlier than now (the owner may have written its request until its lease,
+ * by its own clock). Nothing else is changed when the lease is live.
+ * @throws whatever the store throws.
+ */
+export async function takeOverLease(rt: Runtime, tool: AnyTool | undefined, record: IntentRecord): Promise<TakeOver> {
+  const now = rt.clock.nowEpochMs();
+  const settlesAt =
+    tool?.settleMs === undefined
+      ? record.settlesAtEpochMs
+      : await settleAfterTakeOver(rt, tool, record.settlesAtEpochMs);
+  const taken = await rt.store.update(
+    record.key,
+    record.version,
+    {
+      status: "UNKNOWN",
+      error: {
+        code: "LEASE_EXPIRED",
+        message: "the call's deadline passed with no outcome recorded (crash or lost outcome)",
+      },
+      settlesAtEpochMs: settlesAt,
+    },
+    [event(rt, record.key, "lease_expired", { previousDeadlineEpochMs: record.deadlineEpochMs })],
+    now,
+    { onlyIfLeaseExpired: true },
+  );
+  if (taken) return { kind: "taken", record: taken };
+  const current = await rt.store.get(record.key);
+  if (current && current.version === record.version && current.status === "PENDING") {
+    return { kind: "live", record: current };
+  }
+  return { kind: "changed" };
+}
+
+async function settleAfterTakeOver(rt: Runtime, tool: AnyTool, current: number | null): Promise<number> {
+  const fromNow = settlesAtForLease(tool, await storeNow(rt)) as number;
+  return current === null ? fromNow : Math.max(current, fromNow);
+}

@@ -1,0 +1,133 @@
+/**
+ * One probe of a record, and whose effect an identity probe's match is (DESIGN.md rules 5a and 5g).
+ */
+import { parseStoredArgs } from "./call-input.ts";
+import { classifyError } from "./classify.ts";
+import { type IntentEvent, type IntentRecord, wireKey } from "./intent-store.ts";
+import { redactArgs } from "./redact.ts";
+import { event, inSpan, type Runtime, timeoutSignal } from "./runtime.ts";
+import type { AnyTool, EffectRef } from "./tool.ts";
+
+/** The key probe (by idempotency key / client reference) or the identity probe (by business identity). */
+export type ProbeKind = "key" | "identity";
+
+/** What one probe said. `message` of a failure is redacted (no non-loggable argument values). */
+export type ProbeResult =
+  | { kind: "found"; found: unknown; event: IntentEvent }
+  | { kind: "absent"; event: IntentEvent }
+  | { kind: "failed"; message: string; event: IntentEvent };
+
+/**
+ * Runs one probe with the record's persisted arguments, parsed by the tool's schema, and the key the
+ * current attempt sent as its client reference. Never throws: a throwing probe is `failed` (no
+ * evidence either way).
+ */
+export async function runProbe(
+  rt: Runtime,
+  tool: AnyTool,
+  record: IntentRecord,
+  kind: ProbeKind,
+  probe: NonNullable<AnyTool["probe"]>,
+  timeoutMs: number,
+  round: number,
+): Promise<ProbeResult> {
+  return inSpan(
+    rt,
+    `probe ${tool.name}`,
+    { "tristate.idempotency_key": record.key, "tristate.probe": kind, "tristate.probe.round": round },
+    async (set) => {
+      const { signal, dispose } = timeoutSignal(timeoutMs);
+      try {
+        const args = parseStoredArgs(tool, record.args);
+        const found = await probe(args, {
+          clientRef: wireKey(record),
+          signal,
+          timeoutMs,
+          sinceEpochMs: record.createdAtEpochMs,
+        });
+        const answer = found === null || found === undefined ? "absent" : "found";
+        set({ "tristate.probe.answer": answer });
+        const ev = event(rt, record.key, "probe", { probe: kind, round, answer });
+        if (answer === "found") return { kind: "found", found, event: ev };
+        return { kind: "absent", event: ev };
+      } catch (error) {
+        const message = redactArgs(tool, record.args, classifyError(error).message);
+        set({ "tristate.probe.answer": "failed" });
+        return {
+          kind: "failed",
+          message,
+          event: event(rt, record.key, "probe", { probe: kind, round, answer: "failed", error: message }),
+        };
+      } finally {
+        dispose();
+      }
+    },
+  );
+}
+
+/** Whose effect an identity probe's match is. */
+export type MatchVerdict =
+  /** This record's: settle it as found. */
+  | { kind: "ours" }
+  /** Another record's (it carries another key, or another record holds its remote id): not evidence for this one. */
+  | { kind: "other"; why: string }
+  /** It could be this record's or another's: a person decides. */
+  | { kind: "ambiguous"; why: string };
+
+function refOf(tool: AnyTool, found: unknown): EffectRef | null {
+  if (!tool.effectRef) return null;
+  try {
+    return tool.effectRef(found) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Judges an identity probe's match (rule 5g): an effect already attributed to another intent record
+ * (the same client reference / key / remote id) cannot settle a second record. A match carrying
+ * another key is another record's. Otherwise, when other records of the tool with the same identity
+ * could own it: a valid key probe's "absent" outranks the match (`keyProbeAbsent`), a remote id that
+ * none of them holds is ours, anything else is ambiguous.
+ * @param keyProbeAbsent - true when a key probe within key retention said "absent" in this pass.
+ * @throws whatever the store throws.
+ */
+export async function judgeIdentityMatch(
+  rt: Runtime,
+  tool: AnyTool,
+  record: IntentRecord,
+  found: unknown,
+  keyProbeAbsent: boolean,
+): Promise<MatchVerdict> {
+  const ref = refOf(tool, found);
+  if (ref?.key) {
+    return ref.key === wireKey(record) || ref.key === record.key
+      ? { kind: "ours" }
+      : { kind: "other", why: "the effect found by identity carries another idempotency key" };
+  }
+  // Effects another record may own: same tool and identity, not known to have failed, recent enough
+  // that its effect could have been made after this record's intent.
+  const since = record.createdAtEpochMs - Math.max(tool.keyRetentionMs, 3_600_000);
+  const siblings = (await rt.store.listByIdentity(tool.name, record.identity, since, record.key)).filter(
+    (s) => s.status !== "FAILED_NO_EFFECT",
+  );
+  if (siblings.length === 0) return { kind: "ours" };
+  if (ref?.remoteId) {
+    const holders = siblings.filter(
+      (s) => s.status === "SUCCEEDED" && refOf(tool, s.result)?.remoteId === ref.remoteId,
+    );
+    if (holders.length > 0) {
+      return { kind: "other", why: `the effect found by identity is already held by step ${holders[0]!.stepId}` };
+    }
+    const unsure = siblings.filter((s) => s.status !== "SUCCEEDED" || !refOf(tool, s.result)?.remoteId);
+    if (unsure.length === 0) return { kind: "ours" };
+  }
+  if (keyProbeAbsent) {
+    return { kind: "other", why: "the key probe found nothing for this record's key; the match is another step's" };
+  }
+  const steps = siblings.map((s) => s.stepId).join(", ");
+  return {
+    kind: "ambiguous",
+    why: `an effect matching this identity was found, but step(s) ${steps} of the same tool and identity may own it`,
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Reconciling one record by key, now: the sweeper's and the saga's entry point (DESIGN.md rule 5).
+ */
+import type { Deadline } from "./deadline.ts";
+import type { Envelope } from "./envelope.ts";
+import { inFlight } from "./existing-record.ts";
+import { takeOverLease } from "./lease.ts";
+import { reconcile } from "./reconcile.ts";
+import { envelopeFor, type Runtime } from "./runtime.ts";
+
+/**
+ * Reconciles the record with this key if it is UNKNOWN, or PENDING past its lease by the store's
+ * clock (a call that never recorded its outcome: taken over first). A PENDING record whose lease
+ * is live is reported in flight and left alone; a settled one is replayed.
+ * @throws Error when the record or its tool does not exist.
+ */
+export async function reconcileKey(
+  rt: Runtime,
+  key: string,
+  deadline: Deadline,
+  trigger: "call" | "sweeper",
+): Promise<Envelope> {
+  for (let round = 0; round < 5; round++) {
+    const record = await rt.store.get(key);
+    if (!record) throw new Error(`reconcileKey: no intent record with key ${key}`);
+    const tool = rt.tools.get(record.tool);
+    if (!tool) throw new Error(`reconcileKey: record ${key} names tool "${record.tool}", which is not in the catalog`);
+    if (record.status === "UNKNOWN") return reconcile(rt, tool, record, deadline, trigger);
+    if (record.status !== "PENDING") return envelopeFor(rt, record, true);
+    const taken = await takeOverLease(rt, tool, record);
+    if (taken.kind === "live") return inFlight(rt, taken.record);
+    if (taken.kind === "taken") return reconcile(rt, tool, taken.record, deadline, trigger);
+  }
+  throw new Error(`reconcileKey: record ${key} kept changing`);
+}
