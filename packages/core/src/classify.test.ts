@@ -1,10 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { type Classification, classifyError, classifyHttpStatus, parseRetryAfterMs } from "./classify.ts";
+import {
+  type Classification,
+  classifyError,
+  classifyHttpStatus,
+  classifyInvokeFailure,
+  parseRetryAfterMs,
+} from "./classify.ts";
 import { AmbiguousError, DeadlineExceededError, NotSentError, RejectedError } from "./errors.ts";
 import type { ReasonCode } from "./statuses.ts";
 
 const withCode = (code: string, message = "x") => Object.assign(new Error(message), { code });
 const fetchFailed = (cause: unknown) => new TypeError("fetch failed", { cause });
+const withCodeAs = <E extends Error>(error: E, code: string): E => Object.assign(error, { code });
 
 type Row = [label: string, error: unknown, outcome: Classification["outcome"], code: ReasonCode];
 
@@ -251,6 +258,180 @@ describe("classifyHttpStatus", () => {
     expect(classifyHttpStatus(429, options).kind).toBe("rejected");
     expect(classifyHttpStatus(504, options).kind).toBe("ambiguous");
     expect(classifyHttpStatus(200, { noEffectStatuses: [200] }).kind).toBe("ok");
+  });
+
+  it("207 Multi-Status is never a plain success (RFC 4918 §13): ambiguous PARTIAL_EFFECT, even if declared", () => {
+    expect(classifyHttpStatus(207)).toMatchObject({ kind: "ambiguous", code: "PARTIAL_EFFECT" });
+    expect(classifyHttpStatus(207).reason).toContain("RFC 4918");
+    expect(classifyHttpStatus(207, { noEffectStatuses: [207] }).kind).toBe("ambiguous");
+    // A client error carrying a 207 (an HTTP client configured to throw on it) is UNKNOWN too.
+    const axios207 = Object.assign(new Error("multi"), { isAxiosError: true, response: { status: 207 } });
+    expect(classifyError(axios207)).toMatchObject({ outcome: "UNKNOWN", code: "PARTIAL_EFFECT", httpStatus: 207 });
+  });
+});
+
+describe("classifyError: an error that says its client retried is never FAILED_NO_EFFECT (rule 11, issue 9 §3)", () => {
+  // Shapes from the clients' sources: axios-retry `src/index.ts` keeps its state in
+  // `config["axios-retry"]` and increments `retryCount` before each retry; got `source/core/index.ts`
+  // gives each retry a new `Request` with `retryCount + 1`, and `RequestError` holds it in a
+  // non-enumerable `request`; smithy `retryMiddleware.ts` sets `$metadata.attempts = attempts + 1`
+  // on the error it finally throws.
+  const axiosError = (retryCount: number, extra: Record<string, unknown> = {}) =>
+    Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), {
+      name: "AxiosError",
+      isAxiosError: true,
+      code: "ECONNREFUSED",
+      config: { method: "post", url: "http://127.0.0.1:9/charges", "axios-retry": { retries: 3, retryCount } },
+      ...extra,
+    });
+  const gotError = (name: string, code: string | undefined, retryCount: number, response?: unknown) => {
+    const error = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { name, code });
+    Object.defineProperty(error, "request", { enumerable: false, value: { retryCount, options: {} } });
+    Object.defineProperty(error, "response", { enumerable: false, value: response });
+    return error;
+  };
+  const awsError = (attempts: number, extra: Record<string, unknown> = {}) =>
+    Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), {
+      code: "ECONNREFUSED",
+      $metadata: { attempts, totalRetryDelay: 150 },
+      ...extra,
+    });
+
+  it("axios-retry: retryCount 2 with a final ECONNREFUSED → UNKNOWN; retryCount 0 → NOT_SENT", () => {
+    expect(classifyError(axiosError(2))).toMatchObject({ outcome: "UNKNOWN", code: "AMBIGUOUS" });
+    expect(classifyError(axiosError(2)).message).toContain("axios-retry retried 2 time(s)");
+    expect(classifyError(axiosError(0))).toMatchObject({ outcome: "FAILED_NO_EFFECT", code: "NOT_SENT" });
+  });
+
+  it("axios-retry: a final 422 after retries → UNKNOWN, keeping the status", () => {
+    const error = axiosError(1, { code: "ERR_BAD_REQUEST", response: { status: 422 } });
+    expect(classifyError(error)).toMatchObject({ outcome: "UNKNOWN", code: "AMBIGUOUS", httpStatus: 422 });
+    const once = axiosError(0, { code: "ERR_BAD_REQUEST", response: { status: 422 } });
+    expect(classifyError(once)).toMatchObject({ outcome: "FAILED_NO_EFFECT", httpStatus: 422 });
+  });
+
+  it("got: RequestError with request.retryCount 2 → UNKNOWN; retryCount 0 → NOT_SENT", () => {
+    expect(classifyError(gotError("RequestError", "ECONNREFUSED", 2))).toMatchObject({ outcome: "UNKNOWN" });
+    expect(classifyError(gotError("RequestError", "ECONNREFUSED", 0))).toMatchObject({
+      outcome: "FAILED_NO_EFFECT",
+      code: "NOT_SENT",
+    });
+  });
+
+  it("got: HTTPError 400 whose response says retryCount 1 → UNKNOWN with httpStatus 400", () => {
+    const error = gotError("HTTPError", "ERR_NON_2XX_3XX_RESPONSE", 1, { statusCode: 400, retryCount: 1 });
+    expect(classifyError(error)).toMatchObject({ outcome: "UNKNOWN", httpStatus: 400 });
+    const first = gotError("HTTPError", "ERR_NON_2XX_3XX_RESPONSE", 0, { statusCode: 400, retryCount: 0 });
+    expect(classifyError(first)).toMatchObject({ outcome: "FAILED_NO_EFFECT", httpStatus: 400 });
+  });
+
+  it("AWS SDK v3: $metadata.attempts 3 → UNKNOWN; attempts 1 → NOT_SENT", () => {
+    expect(classifyError(awsError(3))).toMatchObject({ outcome: "UNKNOWN", code: "AMBIGUOUS" });
+    expect(classifyError(awsError(3)).message).toContain("3 attempts");
+    expect(classifyError(awsError(1))).toMatchObject({ outcome: "FAILED_NO_EFFECT", code: "NOT_SENT" });
+  });
+
+  it("the retry statement counts on any link of the cause chain, and overrides a typed NotSentError", () => {
+    expect(classifyError(new Error("wrapped", { cause: awsError(2) })).outcome).toBe("UNKNOWN");
+    expect(classifyError(new NotSentError("sdk gave up", { cause: axiosError(3) })).outcome).toBe("UNKNOWN");
+    expect(classifyError(new NotSentError("sdk gave up", { cause: axiosError(0) })).outcome).toBe("FAILED_NO_EFFECT");
+  });
+
+  it("a throwing getter on a retry field proves nothing and never makes classifyError throw", () => {
+    const error = withCode("ECONNREFUSED");
+    Object.defineProperty(error, "config", {
+      get() {
+        throw new Error("boom");
+      },
+    });
+    expect(classifyError(error)).toMatchObject({ outcome: "FAILED_NO_EFFECT", code: "NOT_SENT" });
+  });
+});
+
+describe("classifyInvokeFailure (rule 11: the whole invoke, not its last attempt)", () => {
+  const refused = () => fetchFailed(withCode("ECONNREFUSED"));
+
+  it("a not-sent last error after an earlier write of the same invoke → UNKNOWN AMBIGUOUS", () => {
+    const c = classifyInvokeFailure({ error: refused(), written: true, ioStarted: true, writtenRequests: 1 });
+    expect(c).toMatchObject({ outcome: "UNKNOWN", code: "AMBIGUOUS" });
+    expect(c.message).toContain("earlier request of the same invoke was written");
+    expect(classifyInvokeFailure({ error: refused(), written: false, ioStarted: true, writtenRequests: 0 })).toEqual(
+      classifyError(refused()),
+    );
+  });
+
+  it("NotSentError / DeadlineExceededError after a write → UNKNOWN", () => {
+    for (const error of [
+      new NotSentError("no", { code: "DEADLINE_EXCEEDED" }),
+      new DeadlineExceededError("late", { remainingMs: 0, requiredMs: 1 }),
+    ]) {
+      expect(classifyInvokeFailure({ error, written: true, ioStarted: true, writtenRequests: 1 }).outcome).toBe(
+        "UNKNOWN",
+      );
+    }
+  });
+
+  it("a refusal of the only written request stands; with an earlier written request (or an unknown count) it is UNKNOWN", () => {
+    const rejected = new RejectedError("no", { httpStatus: 422 });
+    expect(
+      classifyInvokeFailure({ error: rejected, written: true, ioStarted: true, writtenRequests: 1 }),
+    ).toMatchObject({ outcome: "FAILED_NO_EFFECT", code: "REJECTED", httpStatus: 422 });
+    expect(
+      classifyInvokeFailure({ error: rejected, written: true, ioStarted: true, writtenRequests: 2 }),
+    ).toMatchObject({ outcome: "UNKNOWN", code: "AMBIGUOUS", httpStatus: 422 });
+    expect(classifyInvokeFailure({ error: rejected, written: true, ioStarted: true })).toMatchObject({
+      outcome: "UNKNOWN",
+    });
+    const axios404 = Object.assign(new Error("nf"), { isAxiosError: true, response: { status: 404 } });
+    expect(classifyInvokeFailure({ error: axios404, written: true, ioStarted: true, writtenRequests: 1 }).outcome).toBe(
+      "FAILED_NO_EFFECT",
+    );
+    // A not-sent error is no answer: one written request is then an earlier one.
+    expect(
+      classifyInvokeFailure({ error: refused(), written: true, ioStarted: true, writtenRequests: 1 }).outcome,
+    ).toBe("UNKNOWN");
+  });
+
+  it.each([
+    ["TypeError", () => new TypeError("Cannot read properties of undefined (reading 'id')")],
+    ["RangeError", () => new RangeError("Invalid array length")],
+    ["ReferenceError", () => new ReferenceError("orderId is not defined")],
+    ["SyntaxError", () => new SyntaxError("Unexpected token } in JSON")],
+    ["node's ERR_INVALID_URL TypeError", () => withCodeAs(new TypeError("Invalid URL"), "ERR_INVALID_URL")],
+    ["a ZodError-like error", () => Object.assign(new Error("[]"), { name: "ZodError", issues: [] })],
+  ])("%s before any I/O → FAILED_NO_EFFECT TOOL_ERROR_NOT_SENT naming the error", (_label, make) => {
+    const error = make();
+    const c = classifyInvokeFailure({ error, written: false, ioStarted: false, writtenRequests: 0 });
+    expect(c).toMatchObject({ outcome: "FAILED_NO_EFFECT", code: "TOOL_ERROR_NOT_SENT" });
+    expect(c.message).toContain(error.message);
+    expect(c.message).toContain(error.name);
+  });
+
+  it("the same errors once I/O started (or something was written) are not TOOL_ERROR_NOT_SENT", () => {
+    const error = new TypeError("x is not a function");
+    expect(classifyInvokeFailure({ error, written: false, ioStarted: true, writtenRequests: 0 })).toMatchObject({
+      outcome: "UNKNOWN",
+      code: "AMBIGUOUS",
+    });
+    expect(classifyInvokeFailure({ error, written: true, ioStarted: true, writtenRequests: 1 }).outcome).toBe(
+      "UNKNOWN",
+    );
+  });
+
+  it("no I/O seen, but not provably the tool's code → as classifyError says (UNKNOWN)", () => {
+    const none = { written: false, ioStarted: false, writtenRequests: 0 };
+    for (const error of [
+      new Error("boom"), // not a built-in programming error
+      fetchFailed(withCode("ECONNRESET")), // a TypeError whose cause is a transport error
+      withCodeAs(new TypeError("x"), "ECONNRESET"),
+      new AmbiguousError("maybe"),
+      Object.assign(new Error("x"), { name: "ZodError" }), // no issues: not ZodError-like
+      "a string",
+    ]) {
+      expect(classifyInvokeFailure({ error, ...none })).toMatchObject({ outcome: "UNKNOWN" });
+    }
+    // fetch failed / ECONNREFUSED with no I/O seen stays what classifyError says: NOT_SENT.
+    expect(classifyInvokeFailure({ error: refused(), ...none })).toMatchObject({ code: "NOT_SENT" });
   });
 });
 

@@ -220,6 +220,11 @@ function judgeLink(link: unknown, options: ClassifyOptions): LinkVerdict {
  *    - Bun's message-only "The socket connection was closed unexpectedly" → UNKNOWN `RESET_AFTER_WRITE`;
  *    - an HTTP-client error carrying `response.status` (axios, ky/got `HTTPError`) → {@link classifyHttpStatus}.
  * 3. Anything else → UNKNOWN `AMBIGUOUS`: when unsure, UNKNOWN.
+ * 4. Whatever the above concluded, an error that says its client already retried is never
+ *    FAILED_NO_EFFECT (an earlier attempt may have been delivered; DESIGN.md rule 11, issue 9 §3):
+ *    axios-retry's `error.config["axios-retry"].retryCount` > 0, got's `error.request.retryCount`
+ *    (or `error.response.retryCount`) > 0, the AWS SDK v3's `error.$metadata.attempts` > 1, on any
+ *    link → UNKNOWN `AMBIGUOUS` (keeping `httpStatus`).
  *
  * A chain is NOT_SENT only if some link proves it and **no** link suggests delivery or carries an
  * unrecognised string `code` (a retrying wrapper whose last cause was ECONNREFUSED may have sent
@@ -230,6 +235,64 @@ function judgeLink(link: unknown, options: ClassifyOptions): LinkVerdict {
  * @param options per-tool overrides (`noEffectStatuses`) used when the error carries an HTTP status.
  */
 export function classifyError(error: unknown, options: ClassifyOptions = {}): Classification {
+  const c = classifyShape(error, options);
+  if (c.outcome !== "FAILED_NO_EFFECT") return c;
+  const retried = retryEvidence(error);
+  if (retried === undefined) return c;
+  const unknown: Classification = {
+    outcome: "UNKNOWN",
+    code: "AMBIGUOUS",
+    message: `${c.message}; ${retried}, so an earlier attempt may have been delivered`,
+  };
+  if (c.httpStatus !== undefined) unknown.httpStatus = c.httpStatus;
+  return unknown;
+}
+
+function positiveCount(value: unknown, above: number): value is number {
+  return typeof value === "number" && Number.isFinite(value) && value > above;
+}
+
+/**
+ * What one error link says about retries its client already made, or undefined:
+ * - axios-retry (v3, v4): `error.config["axios-retry"].retryCount` > 0 (it stores its state in the
+ *   request config under the `axios-retry` namespace and increments `retryCount` before each retry);
+ * - got (v11–v14): `error.request.retryCount` > 0 (got's `Request`; a retry creates a new `Request`
+ *   with `retryCount + 1`), or `error.response.retryCount` > 0;
+ * - AWS SDK for JavaScript v3 (smithy `retryMiddleware`): `error.$metadata.attempts` > 1 (set to the
+ *   number of attempts made when it gives up).
+ */
+function retriesOf(link: unknown): string | undefined {
+  if (!isObject(link)) return undefined;
+  const config = link.config;
+  if (isObject(config)) {
+    const state = config["axios-retry"];
+    if (isObject(state) && positiveCount(state.retryCount, 0)) return `axios-retry retried ${state.retryCount} time(s)`;
+  }
+  for (const holder of [link.request, link.response]) {
+    if (isObject(holder) && positiveCount(holder.retryCount, 0))
+      return `the client retried ${holder.retryCount} time(s)`;
+  }
+  const metadata = link.$metadata;
+  if (isObject(metadata) && positiveCount(metadata.attempts, 1)) {
+    return `the AWS SDK made ${metadata.attempts} attempts`;
+  }
+  return undefined;
+}
+
+/** The first retry statement found along the error's links (see {@link retriesOf}); never throws. */
+function retryEvidence(error: unknown): string | undefined {
+  for (const link of links(error)) {
+    try {
+      const retried = retriesOf(link);
+      if (retried !== undefined) return retried;
+    } catch {
+      // A throwing getter proves nothing either way; the other links may still tell.
+    }
+  }
+  return undefined;
+}
+
+function classifyShape(error: unknown, options: ClassifyOptions): Classification {
   const top = typedClassification(error);
   if (top) return top;
 
@@ -263,9 +326,10 @@ function describeChain(error: unknown, verdicts: { link: unknown; verdict: LinkV
 
 /**
  * Verdict of {@link classifyHttpStatus}.
- * - `ok`: 2xx, the remote did the work.
+ * - `ok`: 2xx (not 207), the remote did the work.
  * - `rejected`: the remote refused before doing work → FAILED_NO_EFFECT (code `REJECTED`).
- * - `ambiguous`: the work may have happened → UNKNOWN (code `IN_FLIGHT`, `GATEWAY_5XX` or `AMBIGUOUS`).
+ * - `ambiguous`: the work may have happened → UNKNOWN (code `IN_FLIGHT`, `GATEWAY_5XX`, `PARTIAL_EFFECT`
+ *   for 207, or `AMBIGUOUS`).
  * `reason` is one line explaining the verdict, with its source.
  */
 export type HttpStatusVerdict =
@@ -278,7 +342,9 @@ export type HttpStatusVerdict =
  * not tell?
  *
  * Defaults (DESIGN.md "Error mapping"):
- * - 2xx → `ok` (RFC 9110 §15.3).
+ * - 2xx → `ok` (RFC 9110 §15.3), except 207 Multi-Status → `ambiguous` `PARTIAL_EFFECT`: its body
+ *   carries one status per item (RFC 4918 §13), so it is never a plain success; a caller that reads
+ *   the items itself asks for that explicitly (`callHttp`'s `multiStatus: "read"`).
  * - 4xx → `rejected`: the client error class means the server did not act on the request
  *   (RFC 9110 §15.5) — 400, 401, 403, 404, 405, 410, 413, 415, 422, 429 (RFC 6585 §4) and others;
  *   except:
@@ -299,6 +365,13 @@ export type HttpStatusVerdict =
  * @param options per-tool overrides.
  */
 export function classifyHttpStatus(status: number, options: ClassifyOptions = {}): HttpStatusVerdict {
+  if (status === 207) {
+    return {
+      kind: "ambiguous",
+      code: "PARTIAL_EFFECT",
+      reason: "HTTP 207: multi-status; each item has its own status, some may have taken effect (RFC 4918 §13)",
+    };
+  }
   if (status >= 200 && status <= 299) return { kind: "ok", reason: `HTTP ${status}: success (RFC 9110 §15.3)` };
   if (options.noEffectStatuses?.includes(status)) {
     return {
@@ -363,4 +436,112 @@ export function parseRetryAfterMs(value: string | undefined, nowEpochMs: number 
   if (!/[a-z]/i.test(trimmed)) return undefined;
   const at = Date.parse(trimmed);
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowEpochMs);
+}
+
+/**
+ * What `invokeTracked` (invoke-tracker.ts) saw of one failed `invoke`: its error and whether any
+ * request of the whole invoke was written. A failed `InvokeAttempt` fits as is.
+ * - `written`: a request of the invoke had its head written (or may still be).
+ * - `writtenRequests`: how many requests that was; absent = unknown (then a refusal is not trusted).
+ * - `ioStarted`: any HTTP request or TCP socket was started in the invoke's async context.
+ */
+export interface InvokeFailureEvidence {
+  ok?: false;
+  error: unknown;
+  written: boolean;
+  ioStarted: boolean;
+  writtenRequests?: number;
+}
+
+/** JavaScript's built-in programming errors: thrown by code, never by the network. */
+const PROGRAMMING_ERROR_NAMES: ReadonlySet<string> = new Set([
+  "TypeError",
+  "RangeError",
+  "ReferenceError",
+  "SyntaxError",
+]);
+
+/** Node's own error codes on programming errors (`ERR_INVALID_ARG_TYPE`, `ERR_INVALID_URL`, …). */
+const NODE_INTERNAL_CODE = /^ERR_[A-Z0-9_]+$/;
+
+function isErrorObject(value: unknown): value is Record<PropertyKey, unknown> {
+  return value instanceof Error || Object.prototype.toString.call(value) === "[object Error]";
+}
+
+/** A built-in programming error (also from another realm) or a ZodError-like validation error. */
+function isCodeError(link: unknown): boolean {
+  if (!isErrorObject(link)) return false;
+  const builtin =
+    link instanceof TypeError ||
+    link instanceof RangeError ||
+    link instanceof ReferenceError ||
+    link instanceof SyntaxError ||
+    PROGRAMMING_ERROR_NAMES.has(stringField(link, "name") ?? "");
+  const zod = (link.name === "ZodError" || link.name === "$ZodError") && Array.isArray(link.issues);
+  if (!builtin && !zod) return false;
+  const code = stringField(link, "code");
+  return (
+    code === undefined || (NODE_INTERNAL_CODE.test(code) && !AMBIGUOUS_CODES.has(code) && !NOT_SENT_CODES.has(code))
+  );
+}
+
+/**
+ * True when `error` is the tool's own code failing — a TypeError, RangeError, ReferenceError or
+ * SyntaxError, or a ZodError-like validation error — and nothing along its `cause` chain looks like
+ * a transport failure (undici's `TypeError: fetch failed` carries ECONNREFUSED in its cause: no).
+ * Tristate's typed errors are never code errors.
+ */
+function isToolCodeError(error: unknown): boolean {
+  if (typedClassification(error) !== undefined || !isCodeError(error)) return false;
+  return links(error)
+    .slice(1)
+    .every((link) => isCodeError(link) || judgeLink(link, {}).kind === "opaque");
+}
+
+/** Whether the classification is the remote's own refusal: a RejectedError or an HTTP status. */
+function isRefusalAnswer(error: unknown, c: Classification): boolean {
+  return c.httpStatus !== undefined || links(error).some((link) => isRejectedError(link));
+}
+
+/**
+ * Classifies a failed tool `invoke` from its error **and** what the whole invoke wrote (DESIGN.md
+ * rule 11; issue 9 §3: "was anything written?" covers every request of the invoke, not its last
+ * attempt).
+ *
+ * Rules, in order:
+ * 1. Provably nothing sent: `ioStarted` and `written` are false and the error is the tool's own code
+ *    failing — a built-in TypeError/RangeError/ReferenceError/SyntaxError or a ZodError-like
+ *    validation error, with no transport error in its `cause` chain (never a Tristate typed error)
+ *    → FAILED_NO_EFFECT `TOOL_ERROR_NOT_SENT`, the message naming the error.
+ * 2. Otherwise {@link classifyError} (which already makes a client's own retry count UNKNOWN).
+ * 3. If anything was written in the invoke, the outcome is never FAILED_NO_EFFECT: a not-sent,
+ *    deadline or rejected verdict becomes UNKNOWN `AMBIGUOUS`, the message saying that an earlier
+ *    request of the same invoke was written. Exception: the remote's refusal (a RejectedError, or
+ *    an HTTP status the rules call rejected) stands when exactly one request was written — the
+ *    refused one; with two or more (or an unknown count), an earlier one may have taken effect.
+ *
+ * Never throws.
+ * @param attempt the failed attempt: `error`, `written`, `ioStarted`, `writtenRequests`.
+ * @param options per-tool overrides (`noEffectStatuses`) passed to {@link classifyError}.
+ * @returns the outcome, reason code and message (and `httpStatus`/`retryAfterMs` when known).
+ */
+export function classifyInvokeFailure(attempt: InvokeFailureEvidence, options: ClassifyOptions = {}): Classification {
+  const { error } = attempt;
+  if (!attempt.ioStarted && !attempt.written && isToolCodeError(error)) {
+    return {
+      outcome: "FAILED_NO_EFFECT",
+      code: "TOOL_ERROR_NOT_SENT",
+      message: `the tool's code threw ${describe(error)} before starting any request; nothing was sent (DESIGN.md rule 11)`,
+    };
+  }
+  const c = classifyError(error, options);
+  if (c.outcome !== "FAILED_NO_EFFECT" || !attempt.written) return c;
+  if (isRefusalAnswer(error, c) && attempt.writtenRequests === 1) return c;
+  const unknown: Classification = {
+    outcome: "UNKNOWN",
+    code: "AMBIGUOUS",
+    message: `${c.message}; but an earlier request of the same invoke was written and may have taken effect (DESIGN.md rule 11)`,
+  };
+  if (c.httpStatus !== undefined) unknown.httpStatus = c.httpStatus;
+  return unknown;
 }

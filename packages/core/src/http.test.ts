@@ -3,10 +3,11 @@ import http from "node:http";
 import net from "node:net";
 import { Agent, Client, RetryAgent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { classifyError } from "./classify.ts";
+import { classifyError, classifyInvokeFailure } from "./classify.ts";
 import { Deadline } from "./deadline.ts";
 import { AmbiguousError, NotSentError, RejectedError } from "./errors.ts";
 import { callHttp, IDEMPOTENCY_KEY_HEADER, REQUEST_DEADLINE_HEADER } from "./http.ts";
+import { invokeTracked } from "./invoke-tracker.ts";
 
 // Real loopback sockets only: node:http / node:net servers on 127.0.0.1, port 0.
 
@@ -405,6 +406,31 @@ describe("callHttp: statuses", () => {
     expect((await callHttp({}, { method: "GET", url: `${server.origin}/x` })).body).toBe("hello");
   });
 
+  it("207 Multi-Status → Ambiguous PARTIAL_EFFECT carrying the parsed items (RFC 4918 §13)", async () => {
+    const items = {
+      items: [
+        { id: "a", status: 200 },
+        { id: "b", status: 409 },
+      ],
+    };
+    const server = await statusServer(207, { "content-type": "application/json" }, JSON.stringify(items));
+    const error = await failure(callHttp({}, { method: "POST", url: `${server.origin}/batch` }));
+    expect(error).toBeInstanceOf(AmbiguousError);
+    expect(error).toMatchObject({ code: "PARTIAL_EFFECT", httpStatus: 207, body: items });
+    expect(classifyError(error)).toMatchObject({ outcome: "UNKNOWN", code: "PARTIAL_EFFECT" });
+  });
+
+  it('207 with multiStatus: "read" is returned to the caller, who reads the items', async () => {
+    const items = { items: [{ id: "a", status: 200 }] };
+    const server = await statusServer(207, { "content-type": "application/json" }, JSON.stringify(items));
+    const response = await callHttp({}, { method: "POST", url: `${server.origin}/batch`, multiStatus: "read" });
+    expect(response).toMatchObject({ status: 207, body: items });
+    // The option reads 207 only: other ambiguous statuses still throw.
+    const gateway = await statusServer(504);
+    const error = await failure(callHttp({}, { method: "POST", url: `${gateway.origin}/x`, multiStatus: "read" }));
+    expect(error).toMatchObject({ name: "AmbiguousError", code: "GATEWAY_5XX" });
+  });
+
   it("204 → body undefined", async () => {
     const server = await statusServer(204);
     const response = await callHttp({}, { method: "DELETE", url: `${server.origin}/x` });
@@ -474,5 +500,76 @@ describe("field-t03: a retry inside one call cannot hide a delivered request", (
     expect(
       await failure(callHttp({ signal: fresh.signal }, { method: "POST", url: `${origin}/send`, body: {} })),
     ).toBeInstanceOf(NotSentError);
+  });
+});
+
+describe("field-t03 / rule 11: callHttp judges 'not sent' for the whole invoke (issue 9 §3)", () => {
+  it("a request of another invoke that was written does not make this invoke's refused request UNKNOWN", async () => {
+    const ok = await httpServer((_, __, res) => res.end("ok"));
+    const port = await freePort();
+    const [a, b] = await Promise.all([
+      invokeTracked(() => callHttp({}, { method: "POST", url: `${ok.origin}/x`, body: {} })),
+      invokeTracked(() => callHttp({}, { method: "POST", url: `http://127.0.0.1:${port}/x`, body: {} })),
+    ]);
+    expect(a).toMatchObject({ ok: true, written: true });
+    expect(b).toMatchObject({ ok: false, written: false, ioStarted: true });
+    expect(b.ok ? undefined : b.error).toBeInstanceOf(NotSentError);
+    expect(classifyInvokeFailure(b as Extract<typeof b, { ok: false }>)).toMatchObject({
+      outcome: "FAILED_NO_EFFECT",
+      code: "NOT_SENT",
+    });
+  });
+
+  it("a request aborted while queued (never written) leaves the invoke unwritten: FAILED_NO_EFFECT", async () => {
+    let release: (() => void) | undefined;
+    const server = await httpServer((_, __, res) => {
+      release = () => res.end("first");
+    });
+    const client = new Client(server.origin); // one connection, no pipelining
+    cleanups.push(() => client.destroy());
+    // The connection is busy with a request of another call (outside this invoke).
+    const first = callHttp({ timeoutMs: 5000 }, { method: "GET", url: `${server.origin}/first`, dispatcher: client });
+    while (server.seen.length === 0) await sleep(5);
+
+    const attempt = await invokeTracked(() =>
+      callHttp({ timeoutMs: 200 }, { method: "POST", url: `${server.origin}/second`, body: {}, dispatcher: client }),
+    );
+    expect(attempt).toMatchObject({ ok: false, written: false, writtenRequests: 0, ioStarted: true });
+    const failed = attempt as Extract<typeof attempt, { ok: false }>;
+    expect(failed.error).toMatchObject({ name: "NotSentError", code: "DEADLINE_EXCEEDED" });
+    expect(classifyInvokeFailure(failed)).toMatchObject({ outcome: "FAILED_NO_EFFECT", code: "DEADLINE_EXCEEDED" });
+
+    release?.();
+    await first;
+    await sleep(100);
+    expect(server.seen.map((s) => s.url)).toEqual(["/first"]);
+  });
+
+  it("a 4xx after an earlier written request of the same invoke is UNKNOWN; the only request's 4xx stays a refusal", async () => {
+    let calls = 0;
+    const server = await httpServer((_, __, res) => {
+      res.writeHead(calls++ === 0 ? 503 : 422);
+      res.end();
+    });
+    const sdk = async () => {
+      try {
+        return await callHttp({}, { method: "POST", url: `${server.origin}/x`, body: {} });
+      } catch {
+        return await callHttp({}, { method: "POST", url: `${server.origin}/x`, body: {} }); // the SDK retries the 503
+      }
+    };
+    const retried = await invokeTracked(sdk);
+    expect(retried).toMatchObject({ ok: false, written: true, writtenRequests: 2 });
+    const failed = retried as Extract<typeof retried, { ok: false }>;
+    expect(failed.error).toBeInstanceOf(RejectedError);
+    expect(classifyInvokeFailure(failed)).toMatchObject({ outcome: "UNKNOWN", code: "AMBIGUOUS", httpStatus: 422 });
+
+    const single = await invokeTracked(() => callHttp({}, { method: "POST", url: `${server.origin}/x`, body: {} }));
+    expect(single).toMatchObject({ ok: false, written: true, writtenRequests: 1 });
+    expect(classifyInvokeFailure(single as Extract<typeof single, { ok: false }>)).toMatchObject({
+      outcome: "FAILED_NO_EFFECT",
+      code: "REJECTED",
+      httpStatus: 422,
+    });
   });
 });

@@ -4,10 +4,10 @@
  * "Error mapping"; field cases T07, T09, T11).
  */
 import { Agent, type Dispatcher, RetryAgent, request as undiciRequest } from "undici";
-import { classifyError, classifyHttpStatus, parseRetryAfterMs } from "./classify.ts";
+import { classifyError, classifyHttpStatus, type HttpStatusVerdict, parseRetryAfterMs } from "./classify.ts";
 import type { Deadline } from "./deadline.ts";
 import { AmbiguousError, NotSentError, RejectedError } from "./errors.ts";
-import { dispatchTracked, type SendTracker } from "./http-sent.ts";
+import { type SendTracker, trackCall } from "./http-sent.ts";
 import type { ReasonCode } from "./statuses.ts";
 
 /** Header carrying the executor's idempotency key (IETF draft-ietf-httpapi-idempotency-key-header). */
@@ -60,6 +60,13 @@ export interface HttpRequest {
   /** Per-tool override: statuses the remote documents as "refused before work" (see `classifyHttpStatus`). */
   noEffectStatuses?: number[];
   /**
+   * How to treat `207 Multi-Status` (RFC 4918 §13: one status per item; some items may have taken
+   * effect and others not). Default (absent): never a plain success — thrown as an AmbiguousError
+   * `PARTIAL_EFFECT` carrying the parsed body. `"read"`: the 207 is returned like a 2xx, and the
+   * caller interprets the per-item statuses in `body` itself.
+   */
+  multiStatus?: "read";
+  /**
    * An undici dispatcher to use instead of the module's keep-alive `Agent`. It must not retry (no
    * `RetryAgent` — refused with NotSent `INVALID_ARGUMENTS` — nor retry interceptor): callHttp never
    * resends, and a hidden resend defeats it (T07).
@@ -69,7 +76,7 @@ export interface HttpRequest {
 
 /** A 2xx answer, read in full. */
 export interface HttpResponse {
-  /** HTTP status (200–299). */
+  /** HTTP status (200–299; 207 only with `multiStatus: "read"`). */
   status: number;
   /** Response headers, lower-cased names; repeated headers joined with `, `. */
   headers: Record<string, string>;
@@ -193,10 +200,13 @@ function afterSend(error: unknown, aborted: boolean): AmbiguousError {
  * bounded by the smaller of `ctx.timeoutMs` and the time left to `ctx.deadline`, and by `ctx.signal`.
  *
  * Whether the request reached the socket is decided from undici's `undici:client:sendHeaders`
- * diagnostics channel for this exact request (see http-sent.ts), not from error text.
+ * diagnostics channel for this exact request (see http-sent.ts), not from error text. "Not sent" is
+ * also judged for the whole invoke (DESIGN.md rule 11; issue 9 §3): when another request of the same
+ * invoke — any client, any attempt, any AbortSignal, in the async context of `invokeTracked` (or,
+ * outside it, under the same `ctx.signal`) — was written, a "not sent" becomes AmbiguousError.
  *
  * @param ctx signal, timeout (ms), idempotency key and deadline; an `InvokeContext` or `ProbeContext` fits.
- * @param request method, URL, headers, body, per-tool `noEffectStatuses`, optional undici dispatcher.
+ * @param request method, URL, headers, body, per-tool `noEffectStatuses`, `multiStatus`, optional undici dispatcher.
  * @returns the 2xx response with its body read in full.
  * @throws NotSentError before the request head was written: code `NOT_SENT` (refused, DNS, connect
  *   timeout, TLS handshake), `DEADLINE_EXCEEDED` (signal/timeout fired or deadline passed before
@@ -205,15 +215,22 @@ function afterSend(error: unknown, aborted: boolean): AmbiguousError {
  *   `noEffectStatuses`), with `httpStatus`, the parsed `body` and `retryAfterMs` from `Retry-After`.
  * @throws AmbiguousError after the head was written: `READ_TIMEOUT` (timeout/abort, headers or body
  *   timeout), `RESET_AFTER_WRITE` (reset, socket closed, EPIPE), `AMBIGUOUS` (anything else); and for
- *   ambiguous statuses: `IN_FLIGHT` (409), `GATEWAY_5XX` (502/503/504), `AMBIGUOUS` (other 5xx, 408, 1xx/3xx).
+ *   ambiguous statuses: `IN_FLIGHT` (409), `GATEWAY_5XX` (502/503/504), `PARTIAL_EFFECT` (207 without
+ *   `multiStatus: "read"`; the parsed multi-status body is on the error's own `body` property),
+ *   `AMBIGUOUS` (other 5xx, 408, 1xx/3xx).
  *   When the dispatcher gave no undici signal (see `HttpRequest.dispatcher`), transport errors are
  *   classified by shape with `classifyError`.
+ * @throws AmbiguousError `AMBIGUOUS` (the NotSentError as its `cause`) instead of a NotSentError when
+ *   another request of the same invoke was written or is still in flight (rule 11).
  */
 export async function callHttp(ctx: HttpCallContext, request: HttpRequest): Promise<HttpResponse> {
+  const tracker = trackCall(ctx.signal);
   try {
-    return await callHttpOnce(ctx, request);
+    return await callHttpOnce(ctx, request, tracker);
   } catch (error) {
-    if (error instanceof NotSentError && ctx.signal && SENT_UNDER_SIGNAL.has(ctx.signal)) {
+    // Rule 11: "not sent" is judged for the whole invoke. Another request of the same invoke (an
+    // SDK's earlier attempt, with its own signal or transport) may have been written (T03).
+    if (error instanceof NotSentError && tracker.invokeWritten) {
       throw new AmbiguousError(
         `callHttp: this attempt was not sent, but an earlier request of the same call was (${error.message})`,
         { code: "AMBIGUOUS", cause: error },
@@ -223,7 +240,7 @@ export async function callHttp(ctx: HttpCallContext, request: HttpRequest): Prom
   }
 }
 
-async function callHttpOnce(ctx: HttpCallContext, request: HttpRequest): Promise<HttpResponse> {
+async function callHttpOnce(ctx: HttpCallContext, request: HttpRequest, tracker: SendTracker): Promise<HttpResponse> {
   // --- pre-flight: nothing is sent if any of this fails ---
   let url: URL;
   try {
@@ -270,7 +287,6 @@ async function callHttpOnce(ctx: HttpCallContext, request: HttpRequest): Promise
   const headers = buildHeaders(ctx, request, encoded.json, deadlineEpochMs);
 
   // --- the attempt ---
-  const tracker: SendTracker = { correlated: false, headersSent: false };
   const controller = new AbortController();
   let aborted = false;
   let rejectEarly: ((error: unknown) => void) | undefined;
@@ -284,6 +300,7 @@ async function callHttpOnce(ctx: HttpCallContext, request: HttpRequest): Promise
     // undici records the abort on a request still waiting for a socket and drops it at
     // `request.onConnect`, before the head is written; no need to wait for the socket.
     if (tracker.correlated && !tracker.headersSent) {
+      tracker.releaseUnsent();
       rejectEarly?.(notSent("callHttp: aborted or timed out before the request was sent", "DEADLINE_EXCEEDED", reason));
     }
   };
@@ -299,7 +316,7 @@ async function callHttpOnce(ctx: HttpCallContext, request: HttpRequest): Promise
   try {
     let pending: Promise<Dispatcher.ResponseData>;
     try {
-      pending = dispatchTracked(tracker, () =>
+      pending = tracker.dispatch(() =>
         undiciRequest(url, {
           method: method as Dispatcher.HttpMethod,
           headers,
@@ -323,7 +340,10 @@ async function callHttpOnce(ctx: HttpCallContext, request: HttpRequest): Promise
 
     const status = response.statusCode;
     const responseHeaders = flattenHeaders(response.headers);
-    const verdict = classifyHttpStatus(status, { noEffectStatuses: request.noEffectStatuses ?? [] });
+    const verdict: HttpStatusVerdict =
+      status === 207 && request.multiStatus === "read"
+        ? { kind: "ok", reason: "HTTP 207: multi-status, read by the caller (multiStatus: read)" }
+        : classifyHttpStatus(status, { noEffectStatuses: request.noEffectStatuses ?? [] });
     let bytes: Buffer | undefined;
     let bodyError: unknown;
     try {
@@ -342,27 +362,26 @@ async function callHttpOnce(ctx: HttpCallContext, request: HttpRequest): Promise
       });
     }
     if (verdict.kind === "ambiguous") {
-      throw new AmbiguousError(`callHttp: ${method} ${url.origin}${url.pathname} → ${verdict.reason}`, {
+      const error = new AmbiguousError(`callHttp: ${method} ${url.origin}${url.pathname} → ${verdict.reason}`, {
         code: verdict.code,
         httpStatus: status,
       });
+      // A 207's per-item statuses are the evidence of what took effect: keep them on the error.
+      if (status === 207 && bytes !== undefined) {
+        Object.defineProperty(error, "body", {
+          value: parseBody(status, method, responseHeaders, bytes),
+          enumerable: true,
+        });
+      }
+      throw error;
     }
     if (bytes === undefined) throw afterSend(bodyError, aborted);
     return { status, headers: responseHeaders, body: parseBody(status, method, responseHeaders, bytes) };
   } finally {
     if (timer !== undefined) clearTimeout(timer);
     ctx.signal?.removeEventListener("abort", onCtxAbort);
-    if (tracker.headersSent && ctx.signal) SENT_UNDER_SIGNAL.add(ctx.signal);
   }
 }
-
-/**
- * Signals (one per executor call) under which a request head was already written. A tool whose
- * client retries inside one call (an SDK's own retries) could otherwise turn a delivered first
- * request into a "not sent" second one: once anything was sent under a call, a later "not sent"
- * is reported as UNKNOWN (field case T03, "when unsure, UNKNOWN").
- */
-const SENT_UNDER_SIGNAL = new WeakSet<AbortSignal>();
 
 /** Maps an error raised before response headers arrived, using undici's sendHeaders signal. */
 function beforeHeaders(error: unknown, tracker: SendTracker, aborted: boolean): Error {

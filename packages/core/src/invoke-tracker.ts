@@ -1,0 +1,286 @@
+/**
+ * "Was anything written?" for a whole tool `invoke`, not for its last attempt (DESIGN.md rule 11;
+ * issue 9 §3). An SDK inside `invoke` may retry on its own with its own transport: attempt 1 is
+ * delivered then reset, attempts 2 and 3 are refused, and the SDK throws the last error
+ * (ECONNREFUSED). Judged alone that error says "not sent"; judged for the invoke it says "an
+ * earlier request may have taken effect" → UNKNOWN.
+ *
+ * How: an `AsyncLocalStorage` holds the tracker of the invoke running in the current async context
+ * ({@link invokeTracked}), and subscribers on `node:diagnostics_channel` (which run synchronously
+ * in the publisher's async context) attribute every request to that tracker:
+ *
+ * | channel (all exist on Node 20.20) | publisher | effect on the tracker |
+ * |---|---|---|
+ * | `undici:request:create` `{ request }` | undici's `Request` constructor, inside `dispatch()` — the npm `undici` package and the copy bundled in Node for global `fetch` publish the same names | I/O started; the request (a WeakMap key) belongs to the tracker; unsettled |
+ * | `undici:client:sendHeaders` `{ request }` | undici right before the request head goes to the socket (after its last abort check) | written |
+ * | `undici:request:headers` `{ request }` | undici, response head received | written (an answer proves delivery) |
+ * | `undici:request:error` `{ request }` | undici, the request failed | settled (written only if sendHeaders came first) |
+ * | `http.client.request.start` `{ request }` | Node 20's `ClientRequest._finish` — after `end()`, once a socket is assigned and the head queued on it (node:http, axios, got, node-fetch, the AWS SDK's NodeHttpHandler) | I/O started; unsettled; **written** once the request's socket is connected (at once for a reused keep-alive socket or a socket it cannot read): nothing reaches a remote before the TCP connection exists, and after it the head write is invisible, so: when unsure, written |
+ * | `http.client.request.error` `{ request }` | node:http, the request failed | settled (written only if its socket had connected) |
+ * | `http.client.response.finish` `{ request }` | node:http, response received | written |
+ * | `net.client.socket` `{ socket }` | `net.connect` (any new TCP connection, including the clients above) | I/O started only |
+ *
+ * A request still unsettled when the invoke ends (started, neither written nor finished) may yet
+ * be written: it counts as written. HTTP/2 (`node:http2`), raw sockets and worker threads give no
+ * head-write signal: at most "I/O started" (from `net.client.socket`).
+ *
+ * Limits: attribution follows the async context in which a request is *created*. A dispatcher that
+ * queues a request before creating it (an undici `Pool` with a `connections` limit) creates it
+ * later in another context; such a request is invisible to its invoke (as before this tracker).
+ * A node:http request on a reused keep-alive socket whose body is streamed and never `end()`ed
+ * publishes nothing on Node 20 (it has no `http.client.request.created` channel).
+ *
+ * The state lives on `globalThis` under `Symbol.for("tristate.invoke-tracker.v1")`, so two copies
+ * of this package in one process share one tracker (as the error brands of errors.ts do).
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import diagnosticsChannel from "node:diagnostics_channel";
+
+/**
+ * What one scope (an invoke, or one `callHttp` request inside it) saw. Every event is applied to
+ * the scope the request was attributed to and to all its ancestors, so a nested scope's writes
+ * also mark the enclosing invoke. Internal to the package: read it through {@link invokeTracked}.
+ */
+export class IoScope {
+  /** The enclosing scope, if any. */
+  readonly parent: IoScope | undefined;
+  /** True once any request or TCP socket was started in this scope. */
+  ioStarted = false;
+  /** Requests whose head was written (undici) or whose socket connected (node:http). */
+  writes = 0;
+  /** undici requests created in this scope (whether or not written). */
+  undiciRequests = 0;
+  /** Requests started in this scope that are neither written nor finished yet. */
+  readonly unsettled = new Set<object>();
+
+  constructor(parent: IoScope | undefined) {
+    this.parent = parent;
+  }
+
+  /** Whether anything was, or may still be, written in this scope. */
+  get maybeWritten(): boolean {
+    return this.writes > 0 || this.unsettled.size > 0;
+  }
+}
+
+interface TrackerState {
+  storage: AsyncLocalStorage<IoScope>;
+  /** Request object (undici `Request` or `http.ClientRequest`) → the scope it was created in. */
+  owners: WeakMap<object, IoScope>;
+  /** Requests already counted as written (a request counts once). */
+  written: WeakSet<object>;
+  /** Scopes of callers outside any invoke, keyed on their AbortSignal (one per executor call). */
+  bySignal: WeakMap<AbortSignal, IoScope>;
+}
+
+const STATE_KEY = Symbol.for("tristate.invoke-tracker.v1");
+
+function chain(scope: IoScope, apply: (s: IoScope) => void): void {
+  for (let s: IoScope | undefined = scope; s !== undefined; s = s.parent) apply(s);
+}
+
+function requestOf(message: unknown): object | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
+  const request = (message as { request?: unknown }).request;
+  return typeof request === "object" && request !== null ? request : undefined;
+}
+
+function markWritten(state: TrackerState, request: object): void {
+  const scope = state.owners.get(request);
+  if (scope === undefined || state.written.has(request)) return;
+  state.written.add(request);
+  chain(scope, (s) => {
+    s.writes += 1;
+    s.unsettled.delete(request);
+  });
+}
+
+function settle(state: TrackerState, request: object): void {
+  const scope = state.owners.get(request);
+  if (scope === undefined) return;
+  chain(scope, (s) => s.unsettled.delete(request));
+}
+
+function start(state: TrackerState, request: object, scope: IoScope, undici: boolean): void {
+  state.owners.set(request, scope);
+  chain(scope, (s) => {
+    s.ioStarted = true;
+    if (undici) s.undiciRequests += 1;
+    s.unsettled.add(request);
+  });
+}
+
+interface EventTarget {
+  once(event: string, listener: (...args: unknown[]) => void): unknown;
+}
+
+function hasOnce(value: unknown): value is EventTarget {
+  return typeof value === "object" && value !== null && typeof (value as EventTarget).once === "function";
+}
+
+/**
+ * node:http: written once the request's socket is connected; settled when the request closes.
+ * Node 20 publishes `http.client.request.start` from `ClientRequest._finish` (after `end()`, once a
+ * socket is assigned and the head is queued on it), so the socket is usually there already.
+ */
+function watchClientRequest(state: TrackerState, request: object): void {
+  const watchSocket = (socket: unknown): void => {
+    if (typeof socket !== "object" || socket === null) {
+      markWritten(state, request);
+      return;
+    }
+    const { connecting, pending, destroyed } = socket as {
+      connecting?: unknown;
+      pending?: unknown;
+      destroyed?: unknown;
+    };
+    if (connecting === true && hasOnce(socket)) socket.once("connect", () => markWritten(state, request));
+    else if (pending === true && destroyed === true)
+      settle(state, request); // never connected, already gone
+    else markWritten(state, request);
+  };
+  const socket = (request as { socket?: unknown }).socket;
+  if (typeof socket === "object" && socket !== null) watchSocket(socket);
+  else if (hasOnce(request)) request.once("socket", watchSocket);
+  else markWritten(state, request);
+  if (hasOnce(request)) request.once("close", () => settle(state, request));
+}
+
+function createState(): TrackerState {
+  const state: TrackerState = {
+    storage: new AsyncLocalStorage<IoScope>(),
+    owners: new WeakMap(),
+    written: new WeakSet(),
+    bySignal: new WeakMap(),
+  };
+  diagnosticsChannel.subscribe("undici:request:create", (message) => {
+    const request = requestOf(message);
+    const scope = state.storage.getStore();
+    if (request !== undefined && scope !== undefined) start(state, request, scope, true);
+  });
+  diagnosticsChannel.subscribe("undici:client:sendHeaders", (message) => {
+    const request = requestOf(message);
+    if (request !== undefined) markWritten(state, request);
+  });
+  diagnosticsChannel.subscribe("undici:request:headers", (message) => {
+    const request = requestOf(message);
+    if (request !== undefined) markWritten(state, request);
+  });
+  diagnosticsChannel.subscribe("undici:request:error", (message) => {
+    const request = requestOf(message);
+    if (request !== undefined) settle(state, request);
+  });
+  diagnosticsChannel.subscribe("http.client.request.start", (message) => {
+    const request = requestOf(message);
+    const scope = state.storage.getStore();
+    if (request === undefined || scope === undefined) return;
+    start(state, request, scope, false);
+    watchClientRequest(state, request);
+  });
+  diagnosticsChannel.subscribe("http.client.request.error", (message) => {
+    const request = requestOf(message);
+    if (request !== undefined) settle(state, request);
+  });
+  diagnosticsChannel.subscribe("http.client.response.finish", (message) => {
+    const request = requestOf(message);
+    if (request !== undefined) markWritten(state, request);
+  });
+  diagnosticsChannel.subscribe("net.client.socket", () => {
+    const scope = state.storage.getStore();
+    if (scope === undefined) return;
+    chain(scope, (s) => {
+      s.ioStarted = true;
+    });
+  });
+  return state;
+}
+
+function trackerState(): TrackerState {
+  const holder = globalThis as { [STATE_KEY]?: TrackerState };
+  holder[STATE_KEY] ??= createState();
+  return holder[STATE_KEY];
+}
+
+const state = trackerState();
+
+/** The innermost scope of the current async context, if any (internal). */
+export function currentScope(): IoScope | undefined {
+  return state.storage.getStore();
+}
+
+/**
+ * The scope a caller outside any {@link invokeTracked} gets for one AbortSignal (internal): one
+ * executor call uses one signal, so "written under this signal" approximates the call.
+ */
+export function scopeForSignal(signal: AbortSignal): IoScope {
+  let scope = state.bySignal.get(signal);
+  if (scope === undefined) {
+    scope = new IoScope(undefined);
+    state.bySignal.set(signal, scope);
+  }
+  return scope;
+}
+
+/** Runs `fn` synchronously with `scope` as the current scope of everything it starts (internal). */
+export function runInScope<T>(scope: IoScope, fn: () => T): T {
+  return state.storage.run(scope, fn);
+}
+
+/**
+ * Forgets this scope's unsettled undici requests (internal, for `callHttp`): only for requests the
+ * caller aborted before their head was written, which undici drops at its last abort check
+ * (`Request.onConnect`) and never writes.
+ */
+export function releaseUnsent(scope: IoScope): void {
+  for (const request of [...scope.unsettled]) settle(state, request);
+}
+
+/**
+ * One tool `invoke` run under {@link invokeTracked}, and what it did to the network.
+ * - `ok`/`value` or `ok`/`error`: how `fn` settled.
+ * - `written`: true when at least one request started in the invoke's async context had its head
+ *   written (undici `sendHeaders`; node:http: its socket connected) or was still unsettled when the
+ *   invoke ended (it may be written yet). When unsure, written.
+ * - `writtenRequests`: how many such requests (written plus unsettled); 0 when `written` is false.
+ * - `ioStarted`: true when any HTTP request or TCP socket was started in the invoke's async context,
+ *   written or not. False means provably no network I/O through Node's HTTP clients or `net`.
+ * Source: DESIGN.md rule 11; issue 9 §3.
+ */
+export type InvokeAttempt<T> =
+  | { ok: true; value: T; written: boolean; ioStarted: boolean; writtenRequests: number }
+  | { ok: false; error: unknown; written: boolean; ioStarted: boolean; writtenRequests: number };
+
+function settleTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function evidence(scope: IoScope): { written: boolean; ioStarted: boolean; writtenRequests: number } {
+  const writtenRequests = scope.writes + scope.unsettled.size;
+  return { written: writtenRequests > 0, ioStarted: scope.ioStarted, writtenRequests };
+}
+
+/**
+ * Runs a tool's `invoke` (`fn`) in its own tracked async context and reports, with its result or
+ * error, whether any request of the whole invoke was written — every attempt of every client it
+ * used, not just the last (DESIGN.md rule 11; issue 9 §3). Nested calls nest: the inner invoke's
+ * requests also count for the outer one.
+ *
+ * On failure, when nothing was seen written yet, it waits one event-loop turn (`setImmediate`, well
+ * under 1 ms) before reading the tracker, so a request the tool started without awaiting (e.g. one
+ * begun after a `process.nextTick`) is seen before anyone concludes "not written".
+ *
+ * Never throws, never rejects: an error of `fn` (thrown synchronously or rejected) comes back as
+ * `{ ok: false, error }`. Classify it with `classifyInvokeFailure` (classify.ts).
+ * @param fn the invoke, e.g. `() => tool.invoke(args, ctx)`.
+ * @returns the {@link InvokeAttempt}: the value or error plus `written`, `writtenRequests`, `ioStarted`.
+ */
+export async function invokeTracked<T>(fn: () => Promise<T>): Promise<InvokeAttempt<T>> {
+  const scope = new IoScope(currentScope());
+  try {
+    const value = await state.storage.run(scope, fn);
+    return { ok: true, value, ...evidence(scope) };
+  } catch (error) {
+    if (scope.writes === 0) await settleTurn();
+    return { ok: false, error, ...evidence(scope) };
+  }
+}
