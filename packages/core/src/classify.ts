@@ -164,6 +164,7 @@ function typedClassification(error: unknown): Classification | undefined {
   if (isAmbiguousError(error)) {
     const c: Classification = { outcome: "UNKNOWN", code: error.code, message: describe(error) };
     if (error.httpStatus !== undefined) c.httpStatus = error.httpStatus;
+    if (error.retryAfterMs !== undefined) c.retryAfterMs = error.retryAfterMs;
     return c;
   }
   return undefined;

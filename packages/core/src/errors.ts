@@ -80,10 +80,16 @@ export class AmbiguousError extends Error {
   override readonly name = "AmbiguousError";
   readonly code: ReasonCode;
   readonly httpStatus: number | undefined;
-  constructor(message: string, fields: Partial<ToolErrorFields> = {}) {
+  /** The remote's answer body, when it is evidence (a 207's per-item statuses). */
+  readonly body: unknown;
+  /** `Retry-After` in ms (a 503 that asks for time): nothing is resent before it (RFC 9110 §10.2.3). */
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, fields: Partial<ToolErrorFields> & { body?: unknown; retryAfterMs?: number } = {}) {
     super(message, { cause: fields.cause });
     this.code = fields.code ?? "AMBIGUOUS";
     this.httpStatus = fields.httpStatus;
+    this.body = fields.body;
+    this.retryAfterMs = fields.retryAfterMs;
     brand(this, "ambiguous");
   }
 }

@@ -362,18 +362,13 @@ async function callHttpOnce(ctx: HttpCallContext, request: HttpRequest, tracker:
       });
     }
     if (verdict.kind === "ambiguous") {
-      const error = new AmbiguousError(`callHttp: ${method} ${url.origin}${url.pathname} → ${verdict.reason}`, {
+      // A 207's per-item statuses are the evidence of what took effect: keep them on the error.
+      throw new AmbiguousError(`callHttp: ${method} ${url.origin}${url.pathname} → ${verdict.reason}`, {
         code: verdict.code,
         httpStatus: status,
+        ...(status === 207 && bytes !== undefined ? { body: parseBody(status, method, responseHeaders, bytes) } : {}),
+        retryAfterMs: parseRetryAfterMs(responseHeaders["retry-after"]),
       });
-      // A 207's per-item statuses are the evidence of what took effect: keep them on the error.
-      if (status === 207 && bytes !== undefined) {
-        Object.defineProperty(error, "body", {
-          value: parseBody(status, method, responseHeaders, bytes),
-          enumerable: true,
-        });
-      }
-      throw error;
     }
     if (bytes === undefined) throw afterSend(bodyError, aborted);
     return { status, headers: responseHeaders, body: parseBody(status, method, responseHeaders, bytes) };

@@ -1,11 +1,12 @@
 import { parseStoredArgs } from "./call-input.ts";
-import { type Classification, classifyError } from "./classify.ts";
+import { type Classification, classifyError, classifyInvokeFailure } from "./classify.ts";
 import { registeredCompensation } from "./compensation.ts";
 import type { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
 import { NotSentError } from "./errors.ts";
 import { humanRecheckAt } from "./human-queue.ts";
 import { type IntentError, type IntentEvent, type IntentPatch, type IntentRecord, wireKey } from "./intent-store.ts";
+import { type InvokeAttempt, invokeTracked } from "./invoke-tracker.ts";
 import { toJson } from "./json.ts";
 import { storeNow } from "./lease.ts";
 import { redactArgs } from "./redact.ts";
@@ -33,7 +34,10 @@ export interface SendOptions {
   parsedArgs?: unknown;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+type Outcome =
+  | { ok: true; value: unknown }
+  /** `evidence`: what the invoke wrote, when it ran (absent: it never ran, nothing was sent). */
+  | { ok: false; error: unknown; evidence?: Extract<InvokeAttempt<unknown>, { ok: false }> };
 
 /**
  * Sends the persisted arguments of a PENDING record that this call owns (it holds `record.version`),
@@ -98,7 +102,7 @@ export async function sendOnce(
         });
       }
 
-      const c = classifyError(outcome.error);
+      const c = outcome.evidence ? classifyInvokeFailure(outcome.evidence) : classifyError(outcome.error);
       const error: IntentError = {
         code: c.code,
         message: redactArgs(tool, record.args, c.message),
@@ -174,16 +178,12 @@ async function invokeOnce(
   }
   const { signal, dispose } = timeoutSignal(timeoutMs);
   try {
-    const value = await tool.invoke(args, {
-      idempotencyKey: wireKey(record),
-      signal,
-      timeoutMs,
-      deadline,
-      attempt: record.attempt,
-    });
-    return { ok: true, value };
-  } catch (error) {
-    return { ok: false, error };
+    // "Was anything written?" is answered for the whole invoke, every client's retries included (rule 11).
+    const attempt = await invokeTracked(() =>
+      tool.invoke(args, { idempotencyKey: wireKey(record), signal, timeoutMs, deadline, attempt: record.attempt }),
+    );
+    if (attempt.ok) return { ok: true, value: attempt.value };
+    return { ok: false, error: attempt.error, evidence: attempt };
   } finally {
     dispose();
   }
@@ -205,6 +205,7 @@ function resendFailed(
   options: SendOptions,
 ): Promise<SendResult> {
   const refused = c.httpStatus !== undefined || c.code === "REJECTED";
+  const durationMs = now - (events[0]?.atEpochMs ?? now);
   const byOperator = options.resolutionOnSuccess === "human_resent";
   if (refused) {
     const message = `the resend was refused (${error.message}); a refusal is no proof that the original did nothing`;
@@ -218,7 +219,12 @@ function resendFailed(
       },
       events: [
         ...events,
-        event(rt, record.key, "outcome", { outcome: "UNKNOWN", code: "RESEND_REFUSED", refusedWith: c.code }),
+        event(rt, record.key, "outcome", {
+          outcome: "UNKNOWN",
+          code: "RESEND_REFUSED",
+          refusedWith: c.code,
+          durationMs,
+        }),
         event(rt, record.key, "needs_human", { code: "RESEND_REFUSED", reason: message }),
       ],
       now,
@@ -237,7 +243,10 @@ function resendFailed(
           }
         : {}),
     },
-    events: [...events, event(rt, record.key, "outcome", { outcome: "UNKNOWN", code: c.code, resendNotSent: true })],
+    events: [
+      ...events,
+      event(rt, record.key, "outcome", { outcome: "UNKNOWN", code: c.code, resendNotSent: true, durationMs }),
+    ],
     now,
     durable: true,
   });

@@ -117,7 +117,8 @@ export async function claimDirect(
  * Seeds the data set (see EXPECTED in stats-overview.test.ts):
  * - issue_refund (real calls, run `run-seed`): 6 SUCCEEDED; 3 UNKNOWN (500 after commit) then found;
  *   2 UNKNOWN (503, nothing committed) then absent → resent; 2 FAILED_NO_EFFECT (422); 1 UNKNOWN then
- *   absent → resend refused (422): FAILED_NO_EFFECT, resolution absent_resent (how the UNKNOWN ended). Directly: 2 stale PENDING
+ *   absent → resend refused (422): still UNKNOWN, waiting for a person (a refusal proves nothing about
+ *   the original, DESIGN.md rule 5f). Directly: 2 stale PENDING
  *   (deadlines 60 s and 30 s before `seedStart`), 1 PENDING with a deadline an hour ahead.
  * - unsafe_refund (real calls): 1 SUCCEEDED; 3 UNKNOWN → needs_human, of which an operator (a direct
  *   update, as the operator API would write it) confirms one effect and one no-effect.
@@ -182,8 +183,8 @@ export async function seedDataset(store: PrismaIntentStore, remote: FakeRemote):
       { commit: false, answer: 503 },
       { commit: false, answer: 422 },
     ]),
-    "FAILED_NO_EFFECT",
-    "absent_resent",
+    "UNKNOWN",
+    "needs_human",
   );
 
   keys.unsafeSucceeded = expectEnvelope(await call(unsafe, [{}]), "SUCCEEDED", null);

@@ -46,11 +46,11 @@ describe("statsOverview (real PostgreSQL, data from real calls with injected fau
     expect(refund.unknownShare).toBeCloseTo(6 / 17, 12);
     expect(refund.resolutions).toEqual({
       found: 3,
-      absent_resent: 3, // 2 resent and settled, 1 resent and refused
+      absent_resent: 2, // resent and settled; the resend refused is still open (rule 5f)
       human_confirmed_effect: 0,
       human_confirmed_no_effect: 0,
       human_resent: 0,
-      open: 0,
+      open: 1,
       other: 0,
     });
     expect(refund.compensationsRun).toBe(0);
@@ -134,11 +134,11 @@ describe("statsOverview (real PostgreSQL, data from real calls with injected fau
     expect(totals.unknownShare).toBeCloseTo(13 / 41, 12);
     expect(totals.resolutions).toEqual({
       found: 3,
-      absent_resent: 3,
+      absent_resent: 2,
       human_confirmed_effect: 1,
       human_confirmed_no_effect: 1,
       human_resent: 0,
-      open: 5,
+      open: 6,
       other: 0,
     });
     expect(totals.stalePendingCount).toBe(2);
