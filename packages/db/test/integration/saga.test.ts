@@ -295,7 +295,9 @@ describe("sagas: abort, compensation, irreversible steps and confirmations (real
     const ex = executor();
     expect(Date.now()).toBeLessThan(orphan.deadlineEpochMs);
     const early = await ex.abortRun(runId, turn());
-    expect(outcomes(early)).toEqual([["hotel", "compensation_unknown"]]);
+    // In flight (issue 9 §7): not a compensation waiting for an operator.
+    expect(outcomes(early)).toEqual([["hotel", "in_flight"]]);
+    expect(early.complete).toBe(false);
     expect(early.steps[0]!.compensation).toMatchObject({ status: "UNKNOWN", error: { code: "IN_FLIGHT" } });
     expect(services.posts.hotelCancellations).toBe(0);
     expect(await record(orphan.key)).toMatchObject({ status: "PENDING", version: orphan.version });
