@@ -275,6 +275,19 @@ describe("invalid catalogs fail with the tool and the field named", () => {
       'catalog: tool "issue_refund": identity.amount: unknown canonicaliser "decimal:x" (use upper, lower, trim, exact or decimal:<places 0-20>)',
     ));
 
+  it("an unsafe tool resent on absence must declare its settle window (rule 5b)", async () => {
+    await fails(
+      { httpTools: [refundDecl(url, { kind: "unsafe", resendWhenAbsent: true })] },
+      'catalog: tool "issue_refund": resendWhenAbsent: needs settleMs on an unsafe tool (absence proves nothing while the original may still land; DESIGN.md rule 5b)',
+    );
+    await fails(
+      { httpTools: [refundDecl(url, { kind: "unsafe", settleMs: -1 })] },
+      'catalog: tool "issue_refund": settleMs: Too small: expected number to be >=0',
+    );
+    const [tool] = await buildCatalog({ httpTools: [refundDecl(url, { kind: "unsafe", settleMs: 5000 })] });
+    expect(tool).toMatchObject({ settleMs: 5000, resendWhenAbsent: true });
+  });
+
   it("missing and unknown fields, wrong kinds", async () => {
     await fails(
       { httpTools: [refundDecl(url, { timeoutMs: undefined })] },

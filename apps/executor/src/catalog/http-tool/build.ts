@@ -56,6 +56,7 @@ export function httpTool(raw: HttpToolDeclaration | unknown, index = 0): AnyTool
       ...(d.keyRetentionMs !== undefined ? { keyRetentionMs: d.keyRetentionMs } : {}),
       ...(d.irreversible !== undefined ? { irreversible: d.irreversible } : {}),
       ...(d.resendWhenAbsent !== undefined ? { resendWhenAbsent: d.resendWhenAbsent } : {}),
+      ...(d.settleMs !== undefined ? { settleMs: d.settleMs } : {}),
       ...(d.loggableFields !== undefined ? { loggableFields: d.loggableFields } : {}),
       ...(describe ? { describe: (a: Args) => fill(describe, (n) => a[n], false) } : {}),
       invoke: (a, ctx) => invoke(d, loggable, a, ctx),

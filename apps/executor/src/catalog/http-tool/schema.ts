@@ -251,7 +251,16 @@ export const declarationSchema = z
       .strict()
       .optional(),
     irreversible: z.boolean().optional(),
-    /** Whether absent probes justify a resend with the same key (default: true for idempotent_by_key). */
+    /**
+     * Settle window, ms: how long after a send the remote may still apply the effect or keep it
+     * hidden from its lookups. Probes' "absent" is proof only after it; an `unsafe` tool is resent on
+     * absence only when it declares one (DESIGN.md rule 5b).
+     */
+    settleMs: z.number().int().nonnegative().max(86_400_000).optional(),
+    /**
+     * Whether conclusive absent probes justify a resend with the same key (default: true for
+     * idempotent_by_key and for unsafe tools with `settleMs`; an unsafe tool needs `settleMs` for it).
+     */
     resendWhenAbsent: z.boolean().optional(),
     /**
      * Argument fields whose values may appear on spans, in logs and in error messages. Values of the
