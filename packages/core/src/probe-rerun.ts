@@ -1,7 +1,9 @@
+import { parseStoredArgs } from "./call-input.ts";
 import { classifyError } from "./classify.ts";
-import type { IntentRecord } from "./intent-store.ts";
+import { type IntentRecord, wireKey } from "./intent-store.ts";
 import { type JsonValue, toJson } from "./json.ts";
 import { OperatorActionError } from "./operator.ts";
+import { redactArgs } from "./redact.ts";
 import { inSpan, type Runtime, timeoutSignal } from "./runtime.ts";
 import type { AnyTool } from "./tool.ts";
 
@@ -71,8 +73,8 @@ export async function rerunProbes(rt: Runtime, key: string, timeoutMs?: number):
           const absenceCounts = kind === "identity" || !keyExpired;
           const { signal, dispose } = timeoutSignal(limit);
           try {
-            const found = await probe(record.args, {
-              clientRef: record.key,
+            const found = await probe(parseStoredArgs(tool, record.args), {
+              clientRef: wireKey(record),
               signal,
               timeoutMs: limit,
               sinceEpochMs: record.createdAtEpochMs,
@@ -95,7 +97,7 @@ export async function rerunProbes(rt: Runtime, key: string, timeoutMs?: number):
             return {
               probe: kind,
               answer: "failed",
-              message: classifyError(error).message,
+              message: redactArgs(tool, record.args, classifyError(error).message),
               absenceCounts,
               durationMs: rt.clock.monotonicMs() - started,
             };
