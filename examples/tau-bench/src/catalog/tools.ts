@@ -14,6 +14,9 @@
  *   oracle. A key lookup that finds a request answered with `Error: …` reports "absent" (no effect
  *   exists); the resend with the same key then replays the refusal. For read tools `Error: …` is just
  *   the output.
+ * - Settle window: every write tool with a probe declares `settleMs`, derived from the service's
+ *   fault and realism settings (`settle.ts`), so "absent" counts only once the service can no longer
+ *   apply the effect or hide it; for a remote with unbounded lag (`timing: "unbounded"`) none does.
  * - Every argument object carries `tenant`: the service instance (`/<d>.<tenant>/…`, one customer
  *   account / one replayed task). It is identity and never sent to the tool itself.
  */
@@ -24,6 +27,7 @@ import type { DomainName } from "../domain/database.ts";
 import { TOOLS } from "../domain/tools.ts";
 import { type RealismTable, resolveRealism } from "../service/realism.ts";
 import { WRITE_IDENTITY } from "./identity.ts";
+import { type RemoteTiming, settleBoundMs } from "./settle.ts";
 
 /** What every catalog tool returns (and what its probes return when they find the effect). */
 export interface TauToolResult {
@@ -46,13 +50,15 @@ export interface TauCatalogOptions {
   /** Per-call timeout of read tools, ms. @default 5000 */
   readTimeoutMs?: number;
   /**
-   * Let the executor resend an `unsafe` tool (same arguments) after its identity probe said "absent"
-   * in every spaced round. Sound only when the remote can never apply a request later than the probe
-   * window: this service does all work before answering (or not at all) and makes it visible to
-   * lookups within its `lagMs` (default 2 s), while the executor's three probes span ≥ 3 s. Set false
-   * for a remote with unbounded lag: such records then go to the human queue. @default true
+   * How late the service may apply a write or keep it from its lookups: its fault settings
+   * (`{ faults }`, as given to `createTauService`), from which every write tool with a probe gets
+   * `settleMs` = {@link settleBoundMs} (its processing `latencyMs`, plus `lagMs` when `lag` faults
+   * can be drawn, plus a 500 ms margin). An `unsafe` tool with an identity probe is then resent
+   * after absent probes that ran past that window; on an `idempotent_by_key` tool the window matters
+   * only after key retention. `"unbounded"`: no `settleMs` anywhere, so an `unsafe` tool's UNKNOWN
+   * waits for a human (use it for a remote whose lookup lag has no bound).
    */
-  trustAbsentIdentityProbe?: boolean;
+  timing: RemoteTiming;
   /** Idempotency-key retention of the service, ms. @default 24 h */
   keyRetentionMs?: number;
 }
@@ -165,7 +171,7 @@ export function tauBenchTools(options: TauCatalogOptions): AnyTool[] {
   const realism = options.realism ?? resolveRealism("mixed");
   const writeTimeoutMs = options.writeTimeoutMs ?? 3000;
   const readTimeoutMs = options.readTimeoutMs ?? 5000;
-  const trustAbsent = options.trustAbsentIdentityProbe ?? true;
+  const timing = options.timing;
   const tools: AnyTool[] = [];
   for (const domain of ["retail", "airline"] as const) {
     for (const def of TOOLS[domain].values()) {
@@ -211,7 +217,9 @@ export function tauBenchTools(options: TauCatalogOptions): AnyTool[] {
           invoke,
           ...(keyed && r.keyLookup ? { probe: keyProbe(baseUrl, domain, def.name) } : {}),
           ...(r.identityLookup ? { probeByIdentity: identityProbe(baseUrl, domain, def.name) } : {}),
-          ...(!keyed && r.identityLookup && trustAbsent ? { settleMs: 2_000 } : {}),
+          ...(timing !== "unbounded" && hasProbe(realism, domain, def.name)
+            ? { settleMs: settleBoundMs(r, timing.faults, timing.marginMs) }
+            : {}),
           ...(domain === "airline" && def.name === "book_reservation"
             ? {
                 compensation: {

@@ -38,8 +38,19 @@ export interface EnvironmentOptions {
   database?: DatabaseChoice;
   /** τ-bench data folder. Default: the `TAU_BENCH_DATA_DIR` setting. */
   dataDir?: string;
-  /** Port of the executor API (0 = any). @default 0 */
+  /** Port of the executor API (0 = any free port). @default 0 */
   port?: number;
+  /**
+   * First port of the three domain services: Tristate's on `servicePort`, "retry on any error"'s on
+   * `servicePort + 1`, "never retry"'s on `servicePort + 2` (0 = any free ports). @default 0
+   */
+  servicePort?: number;
+  /**
+   * Declare the services' lookup lag unbounded in the catalog (`timing: "unbounded"`): no tool gets
+   * `settleMs`, so an `unsafe` tool's UNKNOWN waits for a human instead of being resent on absence.
+   * Default: the settle window derived from `faults` (see `src/catalog/settle.ts`).
+   */
+  unboundedLag?: boolean;
   /** Log level of the executor service. @default "warn" */
   logLevel?: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** Extra tools for the executor (the demo's worked example). */
@@ -61,6 +72,8 @@ export interface ReplayEnvironment {
   databaseLabel: string;
   /** The effective fault configuration. */
   faults: FaultConfig;
+  /** The settle window (ms) the catalog declares per write tool (`<domain>.<tool>`); none when lag is unbounded. */
+  settleMs: Record<string, number>;
   /** Stops the executor and the services, and removes a temporary database. */
   close(): Promise<void>;
 }
@@ -114,10 +127,11 @@ export async function startReplayEnvironment(options: EnvironmentOptions): Promi
     await cleanup();
   };
   try {
-    for (const agent of ["tristate", "retry_any", "never_retry"] as const) {
+    const firstPort = options.servicePort ?? 0;
+    for (const [i, agent] of (["tristate", "retry_any", "never_retry"] as const).entries()) {
       const service = createTauService({ dataDir, faults, maxInstances: options.maxInstances });
       services[agent] = service;
-      serviceUrls[agent] = await service.listen(0);
+      serviceUrls[agent] = await service.listen(firstPort === 0 ? 0 : firstPort + i);
     }
     const realism = (services.tristate as TauService).realism;
     const db = await chooseDatabase(options.database ?? "auto");
@@ -127,9 +141,14 @@ export async function startReplayEnvironment(options: EnvironmentOptions): Promi
       LOG_LEVEL: options.logLevel ?? "warn",
       ...db.env,
     });
-    executor = await startService(env, {
-      tools: [...tauBenchTools({ baseUrl: serviceUrls.tristate, realism }), ...(options.extraTools ?? [])],
+    const catalog = tauBenchTools({
+      baseUrl: serviceUrls.tristate,
+      realism,
+      timing: options.unboundedLag ? "unbounded" : { faults },
     });
+    const settleMs: Record<string, number> = {};
+    for (const tool of catalog) if (tool.settleMs !== undefined) settleMs[tool.name] = tool.settleMs;
+    executor = await startService(env, { tools: [...catalog, ...(options.extraTools ?? [])] });
     const agentKey = (await executor.services.keys.create({ name: "tau-bench replay agent", role: "agent" })).secret;
     const adminKey =
       executor.firstAdminKey ??
@@ -143,6 +162,7 @@ export async function startReplayEnvironment(options: EnvironmentOptions): Promi
       adminKey,
       databaseLabel: db.label,
       faults,
+      settleMs,
       close,
     };
   } catch (error) {

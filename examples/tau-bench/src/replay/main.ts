@@ -3,14 +3,16 @@
  * scores final states against the oracle, prints a table and writes the JSON report.
  *
  * pnpm tau:replay --tasks FILE --oracle FILE [--tasks FILE --oracle FILE …] --fault-rate 0.2 --seed 1
- *   --report out.json [--limit N] [--concurrency K] [--fault-mix refuse=1,503=1,…] [--db auto|embedded|test]
+ *   --report out.json [--limit N] [--concurrency K] [--fault-mix refuse=1,503=1,…|lag-heavy] [--lag-ms N]
+ *   [--lag-response ok|504|hang] [--hang-ms N] [--unbounded-lag] [--service-port N] [--executor-port N]
+ *   [--db auto|embedded|test]   (see REPLAY_USAGE)
  */
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseReplayArgs, REPLAY_USAGE } from "./cli.ts";
 import { startReplayEnvironment } from "./environment.ts";
 import { loadReplayTasks, replayTasks } from "./replay.ts";
-import { formatReport } from "./report.ts";
+import { formatReport, formatSettle } from "./report.ts";
 
 async function main(): Promise<void> {
   let args: ReturnType<typeof parseReplayArgs>;
@@ -40,8 +42,15 @@ async function main(): Promise<void> {
     maxInstances: tasks.length + 8,
     database: args.database,
     dataDir: args.dataDir,
+    port: args.executorPort,
+    servicePort: args.servicePort,
+    unboundedLag: args.unboundedLag,
   });
   console.error(`executor at ${env.executorUrl} on ${env.databaseLabel}`);
+  console.error(
+    `domain services: Tristate ${env.serviceUrls.tristate}, retry on any error ${env.serviceUrls.retry_any}, never retry ${env.serviceUrls.never_retry}`,
+  );
+  console.error(`settle windows: ${formatSettle(env.settleMs)}`);
   try {
     const report = await replayTasks(env, tasks, {
       concurrency: args.concurrency,

@@ -24,7 +24,18 @@ import {
   type TristatePolicy,
 } from "./agents.ts";
 import type { ReplayEnvironment } from "./environment.ts";
-import { type AgentTotals, type EffectEntry, expectedEffects, scoreTask, type TaskScore, totalsOf } from "./scoring.ts";
+import {
+  type AgentTotals,
+  claimsOfRecords,
+  claimsOfRun,
+  countStatusLies,
+  type EffectEntry,
+  expectedEffects,
+  type RecordStatus,
+  scoreTask,
+  type TaskScore,
+  totalsOf,
+} from "./scoring.ts";
 
 /** One task ready to replay. */
 export interface ReplayTask {
@@ -100,7 +111,21 @@ export interface ReplayReport {
   startedAt: string;
   durationMs: number;
   machine: { cpus: number; cpuModel: string; node: string; platform: string };
-  options: { faultRate: number; faultMix: Record<string, number>; seed: number; concurrency: number; tasks: number };
+  options: {
+    faultRate: number;
+    faultMix: Record<string, number>;
+    /** `lag`: how long an effect stays invisible to lookups, ms. */
+    lagMs: number;
+    /** `lag`: what the client got. */
+    lagResponse: string;
+    /** `hang`: how long the answer was withheld, ms. */
+    hangMs: number;
+    /** The settle window the catalog declared per write tool, ms (empty: lag declared unbounded). */
+    settleMs: Record<string, number>;
+    seed: number;
+    concurrency: number;
+    tasks: number;
+  };
   database: string;
   totals: Record<AgentName, AgentTotals>;
   /** The targets of issue 6, checked on this run. */
@@ -161,6 +186,46 @@ export async function humanQueueOf(executorUrl: string, adminKey: string, runPre
   return items;
 }
 
+/**
+ * The intent records of one run (`runs.get`, oldest first); none when the run has no record (a task
+ * without writes, or one the agent stopped before its first write).
+ */
+export async function runRecordsOf(executorUrl: string, adminKey: string, runId: string): Promise<RecordStatus[]> {
+  const input = encodeURIComponent(JSON.stringify({ runId }));
+  const res = await fetch(`${executorUrl}/trpc/runs.get?input=${input}`, {
+    headers: { authorization: `Bearer ${adminKey}` },
+  });
+  if (res.status === 404) return [];
+  if (!res.ok) throw new Error(`runs.get ${runId} → ${res.status}: ${await res.text()}`);
+  const body = (await res.json()) as { result: { data: { records: RecordStatus[]; truncated: boolean } } };
+  if (body.result.data.truncated) throw new Error(`runs.get ${runId}: more than 1000 records`);
+  return body.result.data.records.map((r) => ({ tool: r.tool, args: r.args, status: r.status }));
+}
+
+/**
+ * Fills in Tristate's status lies once every task has run: its FINAL intent records (after the
+ * executor's own reconciliation) against the Tristate service's effect log read at the same time.
+ */
+async function scoreTristateStatusLies(
+  env: ReplayEnvironment,
+  replayId: string,
+  results: readonly TaskResult[],
+  concurrency: number,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < results.length) {
+      const r = results[next++] as TaskResult;
+      const [records, seen] = await Promise.all([
+        runRecordsOf(env.executorUrl, env.adminKey, runIdOf(replayId, r.taskId)),
+        observe(env.serviceUrls.tristate, `${r.domain}.${r.taskId}`),
+      ]);
+      r.scores.tristate.statusLies = countStatusLies(claimsOfRecords(records), seen.effects);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, results.length)) }, worker));
+}
+
 /** True when every write tool of the task has a probe in the catalog. */
 export function isProbeable(task: ReplayTask, realism: RealismTable): boolean {
   return task.actions.every((a) => !a.write || hasProbe(realism, task.domain, a.name));
@@ -210,6 +275,8 @@ export async function replayTasks(
           expected,
           applied: seen.effects,
           probeable,
+          // Tristate's claims are its final intent records, read after every task ran (below).
+          ...(run.agent === "tristate" ? {} : { claims: claimsOfRun(run, task.actions) }),
         });
       }
       const result: TaskResult = {
@@ -231,6 +298,7 @@ export async function replayTasks(
     const r = results.find((x) => x.taskId === taskId);
     if (r) r.scores.tristate.humanQueueItems++;
   }
+  await scoreTristateStatusLies(env, replayId, results, options.concurrency);
   const order = new Map(tasks.map((t, i) => [t.id, i]));
   results.sort((a, b) => (order.get(a.taskId) ?? 0) - (order.get(b.taskId) ?? 0));
   const all = results.flatMap((r) => AGENTS.map((a) => r.scores[a]));
@@ -249,6 +317,10 @@ export async function replayTasks(
     options: {
       faultRate: env.faults.rate,
       faultMix: env.faults.mix as Record<string, number>,
+      lagMs: env.faults.lagMs,
+      lagResponse: env.faults.lagResponse,
+      hangMs: env.faults.hangMs,
+      settleMs: env.settleMs,
       seed: env.faults.seed,
       concurrency: options.concurrency,
       tasks: tasks.length,

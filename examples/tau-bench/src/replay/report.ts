@@ -17,6 +17,11 @@ export function formatReport(report: ReplayReport): string {
     ],
     ["duplicate effects (tasks)", (a) => `${t[a].duplicateEffects} (${t[a].tasksWithDuplicates})`],
     ["gaps: ground-truth effects missing (tasks)", (a) => `${t[a].gaps} (${t[a].tasksWithGaps})`],
+    [
+      "status lies: SUCCEEDED w/o effect + no effect with one (tasks)",
+      (a) =>
+        `${t[a].statusLiesSucceededWithoutEffect} + ${t[a].statusLiesNoEffectButApplied} (${t[a].tasksWithStatusLies})`,
+    ],
     ["write requests by the agent", (a) => String(t[a].writeCalls)],
     ["ambiguous outcomes seen (UNKNOWN / timeout, reset, 5xx)", (a) => String(t[a].ambiguousCalls)],
     [
@@ -40,13 +45,23 @@ export function formatReport(report: ReplayReport): string {
   const body = rows.map(([label, f]) => [label, ...AGENTS.map(f)]);
   const widths = head.map((_, i) => Math.max(...[head, ...body].map((r) => (r[i] ?? "").length)));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
+  const o = report.options;
+  const mix = Object.entries(o.faultMix)
+    .map(([k, w]) => `${k}=${w}`)
+    .join(",");
   const out = [
-    `τ-bench replay ${report.replayId}: ${report.options.tasks} tasks, fault rate ${report.options.faultRate} on write requests, seed ${report.options.seed}, concurrency ${report.options.concurrency}`,
+    `τ-bench replay ${report.replayId}: ${o.tasks} tasks, fault rate ${o.faultRate} on write requests (mix ${mix}; lag ${o.lagMs} ms answered ${o.lagResponse}, hang ${o.hangMs} ms), seed ${o.seed}, concurrency ${o.concurrency}`,
+    `settle windows declared: ${formatSettle(o.settleMs)}`,
     `executor database: ${report.database}; ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}; ${(report.durationMs / 1000).toFixed(1)} s`,
     "",
     line(head),
     `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
     ...body.map(line),
+    "",
+    ...AGENTS.map(
+      (a) =>
+        `${LABEL[a]}: matched ${t[a].matched}/${t[a].tasks} · duplicates ${t[a].duplicateEffects} · gaps ${t[a].gaps} · status lies ${t[a].statusLies}`,
+    ),
     "",
     `targets (Tristate): every probe-able task matched: ${yes(report.targets.probeableAllMatched)}; zero duplicate effects: ${yes(report.targets.zeroDuplicates)}; every unmatched task in the human queue: ${yes(report.targets.everyUnmatchedInHumanQueue)}`,
   ];
@@ -61,3 +76,17 @@ export function formatReport(report: ReplayReport): string {
 }
 
 const yes = (b: boolean) => (b ? "yes" : "NO");
+
+/**
+ * The settle windows of a catalog in one line, grouped by value (`2500 ms (11 write tools with a
+ * probe)`); "none (…)" when no tool declares one (lag declared unbounded).
+ */
+export function formatSettle(settleMs: Record<string, number>): string {
+  const byValue = new Map<number, string[]>();
+  for (const [tool, ms] of Object.entries(settleMs)) byValue.set(ms, [...(byValue.get(ms) ?? []), tool]);
+  if (byValue.size === 0) return "none (lag declared unbounded: an unsafe tool's UNKNOWN waits for a human)";
+  return [...byValue]
+    .sort(([a], [b]) => a - b)
+    .map(([ms, tools]) => `${ms} ms (${tools.length} write tools with a probe)`)
+    .join("; ");
+}

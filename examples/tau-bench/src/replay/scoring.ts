@@ -1,10 +1,12 @@
 /**
  * Scoring of a replayed task: the final state against the oracle's `state_hash_jcs`, and the domain
  * service's effect log against the ground truth (duplicates: effects applied more often than the
- * ground truth applies them; gaps: ground-truth effects missing).
+ * ground truth applies them; gaps: ground-truth effects missing) and against what the agent was told
+ * (status lies: SUCCEEDED without an effect, or "no effect" with one).
  */
 import canonicalize from "canonicalize";
-import { isDomainError } from "../catalog/tools.ts";
+import { isDomainError, kwargsOf } from "../catalog/tools.ts";
+import { TOOLS } from "../domain/tools.ts";
 import type { AgentName, AgentRun, ReplayAction } from "./agents.ts";
 
 /** A write that took effect: a tool and its arguments. */
@@ -54,6 +56,103 @@ export function compareEffects(expected: readonly EffectEntry[], applied: readon
   return { expected: expected.length, applied: applied.length, duplicates, gaps };
 }
 
+/**
+ * What an agent was told about one write: that it took effect (`effect`) or that it did not
+ * (`no_effect`). A write the agent was told is UNKNOWN, or never reached, makes no claim.
+ */
+export interface WriteClaim extends EffectEntry {
+  said: "effect" | "no_effect";
+}
+
+/**
+ * Status lies of one agent on one task: writes whose final status, as the agent was told it,
+ * contradicts the service's effect log (its ground truth, lagged effects included).
+ */
+export interface StatusLies {
+  /** Told SUCCEEDED, and the log has no effect for the write. */
+  succeededWithoutEffect: number;
+  /** Told no effect (FAILED_NO_EFFECT; a baseline: failed or refused), and the log has its effect. */
+  noEffectButApplied: number;
+}
+
+/** No lies. */
+export const NO_STATUS_LIES: StatusLies = Object.freeze({ succeededWithoutEffect: 0, noEffectButApplied: 0 });
+
+/**
+ * Counts status lies per signature (tool + canonical arguments), so repeated identical writes pair
+ * up as multisets: with `s` writes told "effect", `f` told "no effect" and `e` effects in the log,
+ * `max(0, s − e)` are SUCCEEDED without an effect and `min(f, max(0, e − s))` are "no effect" with
+ * one. An effect the agent was told nothing about (UNKNOWN), or applied more often than claimed with
+ * no "no effect" claim beside it, is a duplicate or a stated UNKNOWN, not a lie.
+ */
+export function countStatusLies(claims: readonly WriteClaim[], applied: readonly EffectEntry[]): StatusLies {
+  const tally = new Map<string, { s: number; f: number; e: number }>();
+  const at = (sig: string) => {
+    const known = tally.get(sig);
+    if (known) return known;
+    const fresh = { s: 0, f: 0, e: 0 };
+    tally.set(sig, fresh);
+    return fresh;
+  };
+  for (const c of claims) {
+    const t = at(effectSignature(c));
+    if (c.said === "effect") t.s++;
+    else t.f++;
+  }
+  for (const e of applied) at(effectSignature(e)).e++;
+  let succeededWithoutEffect = 0;
+  let noEffectButApplied = 0;
+  for (const { s, f, e } of tally.values()) {
+    succeededWithoutEffect += Math.max(0, s - e);
+    noEffectButApplied += Math.min(f, Math.max(0, e - s));
+  }
+  return { succeededWithoutEffect, noEffectButApplied };
+}
+
+/** An intent record as `runs.get` returns it (the fields the scorer reads). */
+export interface RecordStatus {
+  /** Catalog name, `<domain>.<tool>`. */
+  tool: string;
+  /** The persisted original arguments (with `tenant`). */
+  args: unknown;
+  status: string;
+}
+
+/**
+ * What the Tristate agent was told, from the FINAL intent records of its run: SUCCEEDED → effect,
+ * FAILED_NO_EFFECT → no effect; PENDING and UNKNOWN claim nothing. Records of tools that are not
+ * τ-bench writes are skipped.
+ */
+export function claimsOfRecords(records: readonly RecordStatus[]): WriteClaim[] {
+  const claims: WriteClaim[] = [];
+  for (const r of records) {
+    const [domain, tool] = r.tool.split(".") as [string, string | undefined];
+    if (!tool || (domain !== "retail" && domain !== "airline") || TOOLS[domain].get(tool)?.kind !== "write") continue;
+    if (r.status !== "SUCCEEDED" && r.status !== "FAILED_NO_EFFECT") continue;
+    const args = typeof r.args === "object" && r.args !== null ? kwargsOf(r.args as Record<string, unknown>) : r.args;
+    claims.push({ tool, args, said: r.status === "SUCCEEDED" ? "effect" : "no_effect" });
+  }
+  return claims;
+}
+
+/**
+ * What a baseline agent reported per write call (it has no intent records): `SUCCEEDED` → effect;
+ * `DOMAIN_ERROR` (τ-bench refused) or `FAILED` (it gave up after a transport error or non-2xx) →
+ * no effect, as it goes on like an agent told "the tool failed".
+ */
+export function claimsOfRun(run: AgentRun, actions: readonly ReplayAction[]): WriteClaim[] {
+  const claims: WriteClaim[] = [];
+  for (const a of run.actions) {
+    const action = actions[a.index];
+    if (!a.write || !action) continue;
+    if (a.status === "SUCCEEDED") claims.push({ tool: action.name, args: action.kwargs, said: "effect" });
+    else if (a.status === "FAILED" || a.status === "DOMAIN_ERROR" || a.status === "FAILED_NO_EFFECT") {
+      claims.push({ tool: action.name, args: action.kwargs, said: "no_effect" });
+    }
+  }
+  return claims;
+}
+
 /** One agent's score on one task. */
 export interface TaskScore extends EffectComparison {
   taskId: string;
@@ -74,6 +173,11 @@ export interface TaskScore extends EffectComparison {
   stopped: AgentRun["stopped"];
   /** Requests the agent sent for write actions. */
   writeCalls: number;
+  /**
+   * Writes whose final status contradicts the effect log (see {@link countStatusLies}): Tristate's
+   * from its final intent records (filled in after the replay), a baseline's from what it reported.
+   */
+  statusLies: StatusLies;
 }
 
 /**
@@ -98,6 +202,8 @@ export function scoreTask(input: {
   applied: readonly EffectEntry[];
   probeable: boolean;
   humanQueueItems?: number;
+  /** What the agent was told per write; omitted: no lies counted (Tristate's come from its records later). */
+  claims?: readonly WriteClaim[];
 }): TaskScore {
   const { run } = input;
   const resolutions: Record<string, number> = {};
@@ -128,6 +234,7 @@ export function scoreTask(input: {
     reportedProblem,
     stopped: run.stopped,
     writeCalls,
+    statusLies: input.claims ? countStatusLies(input.claims, input.applied) : { ...NO_STATUS_LIES },
   };
 }
 
@@ -152,6 +259,14 @@ export interface AgentTotals {
   unmatchedNotQueued: number;
   /** Not matched while the agent saw nothing wrong (it believed the task done). */
   silentlyWrong: number;
+  /** Status lies, both kinds (see {@link StatusLies}). */
+  statusLies: number;
+  /** Of which: told SUCCEEDED without an effect. */
+  statusLiesSucceededWithoutEffect: number;
+  /** Of which: told no effect while the effect is there. */
+  statusLiesNoEffectButApplied: number;
+  /** Tasks with at least one status lie. */
+  tasksWithStatusLies: number;
 }
 
 /** Sums task scores of one agent. */
@@ -178,5 +293,10 @@ export function totalsOf(agent: AgentName, scores: readonly TaskScore[]): AgentT
     tasksInHumanQueue: mine.filter((s) => s.humanQueueItems > 0).length,
     unmatchedNotQueued: mine.filter((s) => !s.matched && s.humanQueueItems === 0).length,
     silentlyWrong: mine.filter((s) => !s.matched && !s.reportedProblem && s.humanQueueItems === 0).length,
+    statusLies: mine.reduce((n, s) => n + s.statusLies.succeededWithoutEffect + s.statusLies.noEffectButApplied, 0),
+    statusLiesSucceededWithoutEffect: mine.reduce((n, s) => n + s.statusLies.succeededWithoutEffect, 0),
+    statusLiesNoEffectButApplied: mine.reduce((n, s) => n + s.statusLies.noEffectButApplied, 0),
+    tasksWithStatusLies: mine.filter((s) => s.statusLies.succeededWithoutEffect + s.statusLies.noEffectButApplied > 0)
+      .length,
   };
 }

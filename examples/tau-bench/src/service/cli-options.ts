@@ -13,7 +13,8 @@ export const USAGE = `usage: tsx src/service/main.ts [options]
   --domains retail,airline domains to host (default both)
   --data-dir DIR           τ-bench data (default: TAU_BENCH_DATA_DIR, i.e. ../shared/data/tau-bench from the repo root)
   --fault-rate R           probability in [0,1] that a write request gets a fault (default 0)
-  --fault-mix K=W,...      weights of refuse,503,hang,504,reset,lag (default all 1)
+  --fault-mix K=W,...      weights of refuse,503,hang,504,reset,lag (default all 1), or a named mix:
+                           all, lag-heavy (= lag=4,hang=2,504=1,reset=1,503=1,refuse=1)
   --seed N                 fault RNG seed (default 1)
   --hang-ms N              hang: withhold the response this long, then drop the socket (default 10000)
   --lag-ms N               lag: effect invisible to lookups this long (default 2000)

@@ -18,9 +18,9 @@ export interface FaultConfig {
   mix: Partial<Record<FaultKind, number>>;
   /** RNG seed. */
   seed: number;
-  /** `hang`: how long the response is withheld before the socket is destroyed. */
+  /** `hang`: how long the response is withheld before the socket is destroyed, ms. */
   hangMs: number;
-  /** `lag`: how long the effect stays invisible to lookups. */
+  /** `lag`: how long the effect stays invisible to lookups (by key and by identity), ms. */
   lagMs: number;
   /** `lag`: what the client gets (`ok` = 200, `504`, or `hang`). */
   lagResponse: "ok" | "504" | "hang";
@@ -38,8 +38,23 @@ export const DEFAULT_FAULTS: FaultConfig = {
 
 const faultKind = z.enum(FAULT_KINDS);
 
-/** Parses `refuse=1,503=1,hang=1` into weights (throws on unknown kinds or bad numbers). */
+/**
+ * Named fault mixes for `--fault-mix NAME`: `all` (every kind weight 1, the default) and `lag-heavy`
+ * (`lag=4,hang=2,504=1,reset=1,503=1,refuse=1`: mostly effects that land but stay hidden from lookups
+ * or whose answer is lost — the faults that test the settle window).
+ */
+export const NAMED_FAULT_MIXES: Readonly<Record<string, Readonly<Partial<Record<FaultKind, number>>>>> = {
+  all: DEFAULT_FAULTS.mix,
+  "lag-heavy": { lag: 4, hang: 2, "504": 1, reset: 1, "503": 1, refuse: 1 },
+};
+
+/**
+ * Parses `refuse=1,503=1,hang=1` into weights, or a name of {@link NAMED_FAULT_MIXES}.
+ * @throws ZodError on unknown kinds or bad numbers.
+ */
 export function parseFaultMix(text: string): Partial<Record<FaultKind, number>> {
+  const named = Object.hasOwn(NAMED_FAULT_MIXES, text.trim()) ? NAMED_FAULT_MIXES[text.trim()] : undefined;
+  if (named) return { ...named };
   const mix: Partial<Record<FaultKind, number>> = {};
   for (const part of text.split(",").filter((p) => p.trim() !== "")) {
     const [k = "", w = "1"] = part.split("=").map((x) => x.trim());
