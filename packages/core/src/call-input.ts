@@ -38,9 +38,10 @@ export class StoredArgsError extends TypeError {
 }
 
 /**
- * The persisted (JSON) arguments as the tool's `invoke` and probes receive them: parsed by the
- * tool's schema again, so a `z.coerce.date()` field is a `Date` on first sends, resends, operator
- * resends and probes alike (issue 9 §6). Without a schema, the JSON as stored.
+ * The persisted arguments as the tool's `invoke` and probes receive them. What is persisted is the
+ * call's validated *input* (as JSON), never the schema's output, so parsing it again gives exactly
+ * what the first send got — a `z.coerce.date()` field is a `Date`, a transform runs once — on first
+ * sends, resends, operator resends and probes alike (issue 9 §6). Without a schema, the JSON as stored.
  * @throws StoredArgsError when the stored arguments fail the schema (nothing may be sent then).
  */
 export function parseStoredArgs(tool: AnyTool, stored: unknown): unknown {
@@ -109,5 +110,18 @@ export function keyFor(rt: Runtime, input: Omit<CallInput, "deadline" | "confirm
   } catch (error) {
     if (error instanceof CanonicalisationError) throw new TypeError(`keyFor: args.${error.field} ${error.rule}`);
     throw error;
+  }
+}
+
+/**
+ * The persisted arguments for the tool's cosmetic and bookkeeping hooks (`describe`, a compensation's
+ * `args`): schema-parsed like {@link parseStoredArgs}, or as stored when they no longer parse.
+ */
+export function storedArgsForHooks(tool: AnyTool | undefined, stored: unknown): unknown {
+  if (!tool) return stored;
+  try {
+    return parseStoredArgs(tool, stored);
+  } catch {
+    return stored;
   }
 }

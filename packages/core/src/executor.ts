@@ -316,7 +316,8 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
 
   let persistedArgs: ReturnType<typeof toJson>;
   try {
-    persistedArgs = toJson(args) ?? null;
+    // The validated input, not the schema's output: parsing it again gives what this send gets (§6).
+    persistedArgs = toJson(input.args) ?? null;
   } catch {
     return invalidArgs(tool, input.tool, { field: "args", rule: "must be JSON-serialisable" });
   }

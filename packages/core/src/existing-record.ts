@@ -2,6 +2,7 @@
  * A call for a step that already has an intent record, and the send that follows a claim
  * (DESIGN.md rules 1–4, with rule 5 for unsettled records).
  */
+import { storedArgsForHooks } from "./call-input.ts";
 import type { Deadline } from "./deadline.ts";
 import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import { attemptKey } from "./idempotency-key.ts";
@@ -155,7 +156,7 @@ export async function sendFirst(
 /** The same (run, step, tool) with a different identity (rule 4): refused. */
 async function conflict(rt: Runtime, tool: AnyTool, existing: IntentRecord, key: string): Promise<Envelope> {
   await rt.store.appendEvents([event(rt, existing.key, "conflict", { refusedKey: key })]);
-  const phrase = effectPhrase(tool, tool.name, existing.args, existing.identity);
+  const phrase = effectPhrase(tool, tool.name, storedArgsForHooks(tool, existing.args), existing.identity);
   return refusalEnvelope({
     key,
     effectPhrase: `a different ${tool.name} in step ${existing.stepId}`,

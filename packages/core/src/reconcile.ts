@@ -1,3 +1,4 @@
+import { storedArgsForHooks } from "./call-input.ts";
 import { registeredCompensation } from "./compensation.ts";
 import type { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
@@ -35,6 +36,10 @@ export async function reconcile(
     `reconcile ${tool.name}`,
     { "tristate.idempotency_key": record.key, "tristate.trigger": trigger },
     async () => {
+      if (record.needsHuman && record.error?.code === "PARTIAL_EFFECT") {
+        // Part of it took effect: a probe finding "the effect" proves nothing about the rest. A person decides.
+        return envelopeFor(rt, record, true);
+      }
       const now = rt.clock.nowEpochMs();
       const keyValid = now - record.createdAtEpochMs <= tool.keyRetentionMs;
       // A resend the remote deduplicates needs no proof of absence (the key is still remembered).
@@ -221,7 +226,9 @@ async function settleFound(
       error: null,
       finishedAtEpochMs: now,
       settlesAtEpochMs: null,
-      ...(record.compensation && tool ? { compensation: registeredCompensation(tool, record.args, result) } : {}),
+      ...(record.compensation && tool
+        ? { compensation: registeredCompensation(tool, storedArgsForHooks(tool, record.args), result) }
+        : {}),
     },
     [...events, event(rt, record.key, "outcome", { outcome: "SUCCEEDED", resolution: "found" })],
     now,

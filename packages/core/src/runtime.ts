@@ -1,4 +1,5 @@
 import { SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
+import { storedArgsForHooks } from "./call-input.ts";
 import type { Clock } from "./clock.ts";
 import type { ConfirmationVerifier } from "./confirmations.ts";
 import type { Deadline } from "./deadline.ts";
@@ -67,7 +68,7 @@ export function effectPhrase(
 export function envelopeFor(rt: Runtime, record: IntentRecord, replayed: boolean, actionTaken?: string): Envelope {
   const tool = rt.tools.get(record.tool);
   return buildEnvelope(record, {
-    effectPhrase: effectPhrase(tool, record.tool, record.args, record.identity),
+    effectPhrase: effectPhrase(tool, record.tool, storedArgsForHooks(tool, record.args), record.identity),
     replayed,
     nowEpochMs: rt.clock.nowEpochMs(),
     ...(actionTaken ? { actionTaken } : {}),

@@ -1,9 +1,10 @@
-import type { CallInput } from "./call-input.ts";
+import { type CallInput, storedArgsForHooks } from "./call-input.ts";
 import { COMPENSATE_STEP_PREFIX, CORRECT_STEP_PREFIX, isCompensationStep } from "./compensation.ts";
 import { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
 import type { IntentRecord } from "./intent-store.ts";
 import { type JsonValue, toJson } from "./json.ts";
+import { redactArgs } from "./redact.ts";
 import { effectPhrase, event, inSpan, type Runtime } from "./runtime.ts";
 import type { AnyTool, CompensationSpec } from "./tool.ts";
 
@@ -106,7 +107,7 @@ export async function undoStep(
 ): Promise<StepReport> {
   const base = { stepId: record.stepId, tool: record.tool, key: record.key, status: record.status };
   const tool = rt.tools.get(record.tool);
-  const phrase = effectPhrase(tool, record.tool, record.args, record.identity);
+  const phrase = effectPhrase(tool, record.tool, storedArgsForHooks(tool, record.args), record.identity);
   switch (record.status) {
     case "FAILED_NO_EFFECT":
       return { ...base, outcome: "no_effect", message: `${phrase} did not happen; nothing to undo.` };
@@ -162,13 +163,13 @@ export async function undoStep(
   }
   let args: Record<string, unknown>;
   try {
-    args = spec.args(record.args, record.result);
+    args = spec.args(storedArgsForHooks(tool, record.args), record.result);
   } catch (error) {
     await markForHuman(
       rt,
       record,
       "COMPENSATION_FAILED",
-      `the compensation's arguments could not be built: ${String(error)}`,
+      redactArgs(tool, record.args, `the compensation's arguments could not be built: ${String(error)}`),
     );
     return {
       ...base,

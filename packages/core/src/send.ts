@@ -1,4 +1,4 @@
-import { parseStoredArgs } from "./call-input.ts";
+import { parseStoredArgs, storedArgsForHooks } from "./call-input.ts";
 import { type Classification, classifyError, classifyInvokeFailure } from "./classify.ts";
 import { registeredCompensation } from "./compensation.ts";
 import type { Deadline } from "./deadline.ts";
@@ -94,7 +94,9 @@ export async function sendOnce(
             needsHuman: false,
             finishedAtEpochMs: now,
             settlesAtEpochMs: null,
-            ...(record.compensation ? { compensation: registeredCompensation(tool, record.args, result) } : {}),
+            ...(record.compensation
+              ? { compensation: registeredCompensation(tool, storedArgsForHooks(tool, record.args), result) }
+              : {}),
           },
           events: [sent, outcomeEvent({ outcome: "SUCCEEDED" })],
           now,
