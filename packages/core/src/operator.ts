@@ -3,6 +3,7 @@ import type { Envelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
 import type { AuditEntry, IntentPatch, IntentRecord, OperatorStore } from "./intent-store.ts";
 import type { JsonObject } from "./json.ts";
+import { settlesAtForLease } from "./lease.ts";
 import { envelopeFor, event, type Runtime } from "./runtime.ts";
 import { type SagaApi, undoStep } from "./saga.ts";
 import { sendOnce } from "./send.ts";
@@ -299,6 +300,7 @@ export async function resolveIntent(
         resolution: null,
         needsHuman: false,
         finishedAtEpochMs: null,
+        settlesAtEpochMs: settlesAtForLease(tool, deadline.epochMs),
       };
       break;
     }
