@@ -51,7 +51,19 @@ export async function reconcile(
       const counting = probes.filter(([kind]) => kind === "identity" || keyValid);
 
       if (probes.length === 0) {
-        if (deduped) return resend(rt, tool, record, deadline, "keyed tool without probe; key still within retention");
+        // Waiting for a person: nothing can be learnt without a probe, and nothing is resent on its own.
+        if (record.needsHuman) return envelopeFor(rt, record, true);
+        if (deduped) {
+          return resend(
+            rt,
+            tool,
+            record,
+            deadline,
+            "keyed tool without probe; key still within retention",
+            [],
+            trigger,
+          );
+        }
         // An unsafe remote never deduplicated on the key, so its age is no reason (field case T30).
         const unsafe = tool.kind === "unsafe";
         return toHuman(
@@ -160,7 +172,7 @@ export async function reconcile(
             );
           }
         }
-        return resend(rt, tool, record, deadline, `absent after ${rounds} spaced probes`, events);
+        return resend(rt, tool, record, deadline, `absent after ${rounds} spaced probes`, events, trigger);
       }
       if (counting.length === 0) {
         return toHuman(
@@ -242,9 +254,23 @@ async function resend(
   record: IntentRecord,
   deadline: Deadline,
   why: string,
-  events: IntentEvent[] = [],
+  events: IntentEvent[],
+  trigger: ReconcileTrigger,
 ): Promise<Envelope> {
   const now = rt.clock.nowEpochMs();
+  // The sweeper's resends count as its passes: a remote that never answers sends the record to a
+  // person after `maxReconcileSweeps`, instead of being resent forever.
+  const sweeps = record.reconcileSweeps + (trigger === "sweeper" ? 1 : 0);
+  if (trigger === "sweeper" && sweeps >= rt.maxReconcileSweeps) {
+    return toHuman(
+      rt,
+      { ...record, reconcileSweeps: sweeps },
+      record.error?.code ?? "AMBIGUOUS",
+      events,
+      `resend due (${why}), but ${sweeps} sweeps brought no outcome; a person decides`,
+      { tool, trigger: "call" },
+    );
+  }
   const notBefore = record.error?.retryNotBeforeEpochMs;
   if (notBefore !== undefined && notBefore > now) {
     // The remote asked for time (Retry-After): no resend before it (issue 9 §7).
@@ -284,6 +310,7 @@ async function resend(
       attempt: record.attempt + 1,
       deadlineEpochMs: deadline.epochMs,
       error: null,
+      reconcileSweeps: sweeps,
       settlesAtEpochMs: settlesAtForLease(tool, deadline.epochMs),
     },
     [...events, event(rt, record.key, "resend", { reason: why, attempt: record.attempt + 1 })],

@@ -115,7 +115,9 @@ export async function sendOnce(
       };
       setAttributes({ "tristate.outcome": c.outcome, "error.type": c.code });
       const resend = options.resolutionOnSuccess !== null;
-      if (c.outcome === "FAILED_NO_EFFECT" && resend) {
+      // A resend answered 409 is refused too (rule 5f): the original may be what the remote is
+      // holding on to, and another same-key resend would only be answered the same way.
+      if (resend && (c.outcome === "FAILED_NO_EFFECT" || c.httpStatus === 409)) {
         return resendFailed(rt, tool, record, c, error, [sent], now, options);
       }
       if (c.outcome === "FAILED_NO_EFFECT") {

@@ -154,17 +154,20 @@ describe("issue 9 §4: leases judged by the database's clock; late answers settl
     await waitUntil(() => remote.posts === 1, "A's request at the remote");
     await sleep(100);
     const swept = await sweepKey(storeB, sweeper, call.key);
-    // Probes found nothing (hidden), the keyed tool resent with the same key, the remote said 409.
+    // Probes found nothing (hidden), the keyed tool resent with the same key, the remote said 409:
+    // a refused resend proves nothing about the original, so a person would decide (rule 5f)…
     expect(swept?.envelope).toMatchObject({
       status: "UNKNOWN",
       retry_safe: false,
       attempt: 2,
-      error: { code: "IN_FLIGHT", httpStatus: 409 },
+      resolution: "needs_human",
+      error: { code: "RESEND_REFUSED", httpStatus: 409 },
     });
     expect(remote.posts).toBe(2);
     expect(new Set(remote.keysSeen)).toEqual(new Set([call.key]));
     expect(call.state.answered).toBe(false);
 
+    // …until A's late 201 arrives and settles it (rule 10).
     const env = await call.state.envelope;
     expect(env).toMatchObject({ status: "SUCCEEDED", resolution: "found" });
     expect(await mustGet(storeB, call.key)).toMatchObject({
