@@ -19,7 +19,7 @@ import {
   type OperatorStore,
 } from "./intent-store.ts";
 import { toJson } from "./json.ts";
-import { type OperatorActionInput, type OperatorActionResult, resolveIntent } from "./operator.ts";
+import { type OperatorActionInput, type OperatorActionResult, resolveIntent } from "./operator/index.ts";
 import { checkPolicies } from "./policies.ts";
 import { type ProbeRerunReport, rerunProbes } from "./probe-rerun.ts";
 import { callReadOnly } from "./read-only.ts";

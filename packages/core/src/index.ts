@@ -92,7 +92,7 @@ export {
   type ResolutionWinner,
   stateName,
   waitingForHuman,
-} from "./operator.ts";
+} from "./operator/index.ts";
 export type { ProbeAnswer, ProbeRerunReport } from "./probe-rerun.ts";
 export { redactArgs } from "./redact.ts";
 export type { ProbeOptions } from "./runtime.ts";

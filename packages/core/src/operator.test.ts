@@ -3,7 +3,7 @@ import { Deadline } from "./deadline.ts";
 import { createExecutor, type Executor } from "./executor.ts";
 import type { IntentRecord } from "./intent-store.ts";
 import { MemoryIntentStore } from "./memory-intent-store.ts";
-import { type OperatorActionError, type OperatorActionInput, operatorOptions } from "./operator.ts";
+import { type OperatorActionError, type OperatorActionInput, operatorOptions } from "./operator/index.ts";
 import { FakeClock } from "./testing/fake-clock.ts";
 import { type FakeRemote, startFakeRemote } from "./testing/fake-remote.ts";
 import { refundTool } from "./testing/refund-tool.ts";

@@ -2,7 +2,7 @@ import { parseStoredArgs } from "./call-input.ts";
 import { classifyError } from "./classify.ts";
 import { type IntentRecord, wireKey } from "./intent-store.ts";
 import { type JsonValue, toJson } from "./json.ts";
-import { OperatorActionError } from "./operator.ts";
+import { OperatorActionError } from "./operator/errors.ts";
 import { redactArgs } from "./redact.ts";
 import { inSpan, type Runtime, timeoutSignal } from "./runtime.ts";
 import type { AnyTool } from "./tool.ts";

@@ -1,0 +1,73 @@
+import type { IntentPatch, IntentRecord, OperatorStore } from "../intent-store.ts";
+import { envelopeFor, type Runtime } from "../runtime.ts";
+import type { OperatorAction } from "../statuses.ts";
+import { applyAudited } from "./audit.ts";
+import type { OperatorActionInput, OperatorActionResult } from "./input.ts";
+import type { OperatorOptions } from "./options.ts";
+
+/** The two actions by which an operator settles a record: the effect happened, or it did not. */
+export type ConfirmAction = Extract<OperatorAction, "confirm_effect" | "confirm_no_effect">;
+
+/**
+ * `confirm_effect` → SUCCEEDED, resolution `human_confirmed_effect`; `confirm_no_effect` →
+ * FAILED_NO_EFFECT, resolution `human_confirmed_no_effect` (the agent may try again, rule 3). The
+ * record must be waiting for a human (the caller checked); the change is audited by {@link applyAudited}.
+ * @param action - `input.action`, narrowed to a confirmation.
+ * @param now - epoch ms.
+ * @param options - the record's {@link OperatorOptions} at `now` (its `keyExpired` is reported).
+ * @throws what {@link applyAudited} throws. Nothing changed.
+ */
+export async function confirmAsOperator(
+  rt: Runtime,
+  store: OperatorStore,
+  record: IntentRecord,
+  input: OperatorActionInput,
+  action: ConfirmAction,
+  now: number,
+  options: OperatorOptions,
+): Promise<OperatorActionResult> {
+  const patch = confirmPatch(action, now);
+  const applied = await applyAudited(rt, store, record, input, now, patch, { toStatus: patch.status });
+  if (applied.kind === "answered") return applied.result;
+  return {
+    record: applied.record,
+    envelope: envelopeFor(rt, applied.record, false, actionTaken(action)),
+    replayed: false,
+    audit: applied.audit,
+    keyExpired: options.keyExpired,
+    warnings: [],
+  };
+}
+
+function confirmPatch(action: ConfirmAction, now: number): IntentPatch & Pick<IntentRecord, "status"> {
+  switch (action) {
+    case "confirm_effect":
+      return {
+        status: "SUCCEEDED",
+        resolution: "human_confirmed_effect",
+        needsHuman: false,
+        error: null,
+        finishedAtEpochMs: now,
+      };
+    case "confirm_no_effect":
+      return {
+        status: "FAILED_NO_EFFECT",
+        resolution: "human_confirmed_no_effect",
+        needsHuman: false,
+        error: {
+          code: "OPERATOR_CONFIRMED_NO_EFFECT",
+          message: "an operator confirmed that the effect did not happen",
+        },
+        finishedAtEpochMs: now,
+      };
+  }
+}
+
+function actionTaken(action: ConfirmAction): string {
+  switch (action) {
+    case "confirm_effect":
+      return "an operator confirmed the effect";
+    case "confirm_no_effect":
+      return "an operator confirmed that nothing happened";
+  }
+}

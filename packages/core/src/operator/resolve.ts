@@ -1,0 +1,74 @@
+import type { OperatorStore } from "../intent-store.ts";
+import type { Runtime } from "../runtime.ts";
+import type { SagaApi } from "../saga.ts";
+import { replay } from "./audit.ts";
+import { compensateAsOperator } from "./compensate.ts";
+import { confirmAsOperator } from "./confirm.ts";
+import { OperatorActionError } from "./errors.ts";
+import { type OperatorActionInput, type OperatorActionResult, validateOperatorActionInput } from "./input.ts";
+import { staleError } from "./latest-change.ts";
+import { operatorOptions, stateName, waitingForHuman } from "./options.ts";
+import { resendAsOperator } from "./resend.ts";
+
+/**
+ * Applies an operator action to a record waiting for a human (DESIGN.md: `needs_human --operator-->
+ * SUCCEEDED | FAILED_NO_EFFECT | resend`), audited in the same transaction as the change:
+ * - `confirm_effect` → SUCCEEDED, resolution `human_confirmed_effect`;
+ * - `confirm_no_effect` → FAILED_NO_EFFECT, resolution `human_confirmed_no_effect` (the agent may try
+ *   again, rule 3);
+ * - `resend_same_key` → compare-and-set to PENDING (attempt + 1, a fresh lease), then one send of the
+ *   persisted original arguments with the same key; SUCCEEDED gets resolution `human_resent`; an
+ *   ambiguous answer leaves it UNKNOWN (out of the human queue: reconciliation takes it from there,
+ *   and sends it back to the queue if it cannot decide). Refused for `read_only` tools; allowed for
+ *   `unsafe` ones (the human decides) with warnings, and `keyExpired` when the record is older than the
+ *   tool's key retention;
+ * - `compensate` → runs the declared compensation (or an irreversible tool's corrective) of a
+ *   confirmed (SUCCEEDED) effect as its own tool call; refused for anything not confirmed (rule 6).
+ * Each action appends a `human_action` event `{ action, actor, actorKeyId, note, operatorActionId }`.
+ * A repeated `operatorActionId` is answered from its audit row (`replayed: true`), never re-done;
+ * for a resend, the answer waits (up to the resend's lease) for the first request's outcome.
+ * @throws OperatorActionError `INVALID_INPUT` (field named), `NOT_FOUND`, `STALE_VERSION` (with
+ *   `detail.winner`), `NOT_WAITING` (state named), `NOT_ALLOWED`, `ACTION_ID_REUSED`. Nothing changed.
+ * @throws whatever the stores throw when the database fails.
+ */
+export async function resolveIntent(
+  rt: Runtime,
+  store: OperatorStore,
+  input: OperatorActionInput,
+  saga?: SagaApi,
+): Promise<OperatorActionResult> {
+  validateOperatorActionInput(input);
+  const prior = await store.findAudit(input.operatorActionId);
+  if (prior) return replay(rt, prior, input);
+
+  const record = await rt.store.get(input.key);
+  if (!record) throw new OperatorActionError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
+  if (record.version !== input.expectedVersion) throw await staleError(rt, store, record, input.expectedVersion);
+  const now = rt.clock.nowEpochMs();
+  if (input.action === "compensate") return compensateAsOperator(rt, store, saga, record, input);
+  if (!waitingForHuman(record, now)) {
+    throw new OperatorActionError(
+      "NOT_WAITING",
+      `record ${record.key} is not waiting for a human: it is ${stateName(record, now)}; nothing was changed`,
+      {
+        field: "key",
+        detail: {
+          status: record.status,
+          resolution: record.resolution,
+          needsHuman: record.needsHuman,
+          version: record.version,
+        },
+      },
+    );
+  }
+  const tool = rt.tools.get(record.tool);
+  const options = operatorOptions(record, tool, now);
+
+  switch (input.action) {
+    case "confirm_effect":
+    case "confirm_no_effect":
+      return confirmAsOperator(rt, store, record, input, input.action, now, options);
+    case "resend_same_key":
+      return resendAsOperator(rt, store, record, input, now, tool, options);
+  }
+}
