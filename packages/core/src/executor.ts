@@ -11,28 +11,14 @@ import { onExisting, sendFirst } from "./existing-record.ts";
 import { canonicalIdentity, idempotencyKey } from "./idempotency-key.ts";
 import { ID_PATTERN } from "./ids.ts";
 import type { PlanStep } from "./intent-store.ts";
-import {
-  type IntentError,
-  type IntentRecord,
-  type IntentStore,
-  isOperatorStore,
-  type OperatorStore,
-} from "./intent-store.ts";
+import { type IntentError, type IntentStore, isOperatorStore, type OperatorStore } from "./intent-store.ts";
 import { toJson } from "./json.ts";
 import { type OperatorActionInput, type OperatorActionResult, resolveIntent } from "./operator/index.ts";
 import { checkPolicies } from "./policies.ts";
 import { type ProbeRerunReport, rerunProbes } from "./probe-rerun.ts";
 import { callReadOnly } from "./read-only.ts";
 import { reconcileKey } from "./reconcile-key.ts";
-import {
-  defaultTracer,
-  effectPhrase,
-  envelopeFor,
-  event,
-  loggableArgs,
-  type ProbeOptions,
-  type Runtime,
-} from "./runtime.ts";
+import { defaultTracer, effectPhrase, event, loggableArgs, type ProbeOptions, type Runtime } from "./runtime.ts";
 import { type AbortReport, abortRun, type SagaApi, type StepReport, undoStep } from "./saga.ts";
 import type { AnyTool } from "./tool.ts";
 
@@ -91,7 +77,7 @@ export interface Executor {
   reconcileKey(key: string, deadline: Deadline, trigger?: "call" | "sweeper"): Promise<Envelope>;
   /**
    * An operator action on a record waiting for a human, audited through `operatorStore` (default:
-   * the executor's store, when it implements {@link OperatorStore}). See `resolveIntent` in operator.ts.
+   * the executor's store, when it implements {@link OperatorStore}). See `resolveIntent` in operator/resolve.ts.
    * @throws OperatorActionError when the action is refused (nothing changed).
    * @throws TypeError when no operator store is given and the executor's store is not one.
    */

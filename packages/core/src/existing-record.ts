@@ -98,13 +98,14 @@ export async function onExisting(
 
 /**
  * Whether the remote gave a definite answer it may have cached under the sent key (a 402 decline,
- * a 400): a new attempt then travels under a fresh key (rule 3). "Later" answers — 429, or any
- * answer with `Retry-After` — are not cached by key stores (Stripe: "Results are only saved if an
- * API endpoint started executing"), so the key stays.
+ * a 400, a refusal read back by the key probe: code `REJECTED`): a new attempt then travels under a
+ * fresh key (rule 3). "Later" answers — 429, or any answer with `Retry-After` — are not cached by key
+ * stores (Stripe: "Results are only saved if an API endpoint started executing"), so the key stays,
+ * as it does when nothing reached the remote.
  */
 function answeredUnderKey(record: IntentRecord): boolean {
   const e = record.error;
-  return e?.httpStatus !== undefined && e.httpStatus !== 429 && e.retryAfterMs === undefined;
+  return e?.code === "REJECTED" && e.httpStatus !== 429 && e.retryAfterMs === undefined;
 }
 
 /** The envelope for a record whose owner's call is still in flight: UNKNOWN, change nothing. */

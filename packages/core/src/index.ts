@@ -93,6 +93,7 @@ export {
   stateName,
   waitingForHuman,
 } from "./operator/index.ts";
+export { isRefusedUnderKey, type RefusedUnderKey, refusedUnderKey } from "./probe-answer.ts";
 export type { ProbeAnswer, ProbeRerunReport } from "./probe-rerun.ts";
 export { redactArgs } from "./redact.ts";
 export type { ProbeOptions } from "./runtime.ts";

@@ -3,6 +3,7 @@ import { classifyError } from "./classify.ts";
 import { type IntentRecord, wireKey } from "./intent-store.ts";
 import { type JsonValue, toJson } from "./json.ts";
 import { OperatorActionError } from "./operator/errors.ts";
+import { isRefusedUnderKey } from "./probe-answer.ts";
 import { redactArgs } from "./redact.ts";
 import { inSpan, type Runtime, timeoutSignal } from "./runtime.ts";
 import type { AnyTool } from "./tool.ts";
@@ -14,7 +15,7 @@ export interface ProbeAnswer {
   answer: "found" | "absent" | "failed";
   /** What the probe found (when `found`). */
   found?: JsonValue;
-  /** Why it failed (when `failed`). */
+  /** Why it failed (when `failed`), or the remote's refusal read back under the key (an `absent` key probe). */
   message?: string;
   /**
    * Whether an `absent` from this probe is evidence of absence: false for the key probe once the key
@@ -80,6 +81,18 @@ export async function rerunProbes(rt: Runtime, key: string, timeoutMs?: number):
               sinceEpochMs: record.createdAtEpochMs,
             });
             const durationMs = rt.clock.monotonicMs() - started;
+            if (isRefusedUnderKey(found)) {
+              // The remote processed this key's request and refused it: no effect (an identity probe's
+              // "refusal" proves nothing, so it is plain absent).
+              set({ "tristate.probe.answer": "absent" });
+              return {
+                probe: kind,
+                answer: "absent",
+                ...(kind === "key" ? { message: `refused: ${redactArgs(tool, record.args, found.detail)}` } : {}),
+                absenceCounts,
+                durationMs,
+              };
+            }
             if (found === null || found === undefined) {
               set({ "tristate.probe.answer": "absent" });
               return { probe: kind, answer: "absent", absenceCounts, durationMs };

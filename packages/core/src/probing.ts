@@ -4,6 +4,7 @@
 import { parseStoredArgs } from "./call-input.ts";
 import { classifyError } from "./classify.ts";
 import { type IntentEvent, type IntentRecord, wireKey } from "./intent-store.ts";
+import { isRefusedUnderKey } from "./probe-answer.ts";
 import { redactArgs } from "./redact.ts";
 import { event, inSpan, type Runtime, timeoutSignal } from "./runtime.ts";
 import type { AnyTool, EffectRef } from "./tool.ts";
@@ -14,6 +15,8 @@ export type ProbeKind = "key" | "identity";
 /** What one probe said. `message` of a failure is redacted (no non-loggable argument values). */
 export type ProbeResult =
   | { kind: "found"; found: unknown; event: IntentEvent }
+  /** A key probe read back the remote's refusal of this key's request: proof of no effect. */
+  | { kind: "refused"; detail: string; httpStatus?: number; event: IntentEvent }
   | { kind: "absent"; event: IntentEvent }
   | { kind: "failed"; message: string; event: IntentEvent };
 
@@ -45,7 +48,17 @@ export async function runProbe(
           timeoutMs,
           sinceEpochMs: record.createdAtEpochMs,
         });
-        const answer = found === null || found === undefined ? "absent" : "found";
+        if (isRefusedUnderKey(found) && kind === "key") {
+          set({ "tristate.probe.answer": "refused" });
+          const detail = redactArgs(tool, record.args, found.detail);
+          return {
+            kind: "refused",
+            detail,
+            ...(found.httpStatus !== undefined ? { httpStatus: found.httpStatus } : {}),
+            event: event(rt, record.key, "probe", { probe: kind, round, answer: "refused", detail }),
+          };
+        }
+        const answer = found === null || found === undefined || isRefusedUnderKey(found) ? "absent" : "found";
         set({ "tristate.probe.answer": answer });
         const ev = event(rt, record.key, "probe", { probe: kind, round, answer });
         if (answer === "found") return { kind: "found", found, event: ev };

@@ -111,6 +111,7 @@ export async function reconcile(
             if (verdict.kind === "ambiguous") ambiguous = verdict.why;
             continue; // another record's effect: no evidence of this one's
           }
+          if (answer.kind === "refused") return settleRefused(rt, record, tool, answer, events);
           if (answer.kind === "absent" && kind === "key" && keyValid) keyAbsent = true;
           if (answer.kind === "failed") {
             lastFailure = { code: "PROBE_FAILED", message: answer.message };
@@ -243,6 +244,40 @@ async function settleFound(
         : {}),
     },
     [...events, event(rt, record.key, "outcome", { outcome: "SUCCEEDED", resolution: "found" })],
+    now,
+  );
+  return afterWrite(rt, record.key, updated, events);
+}
+
+/**
+ * The key probe read back the remote's own refusal of this key's request: the original was
+ * processed and did nothing. FAILED_NO_EFFECT, the refusal kept (the agent may try again: a new
+ * attempt travels under a fresh key, since the remote has an answer stored under this one).
+ */
+async function settleRefused(
+  rt: Runtime,
+  record: IntentRecord,
+  tool: AnyTool,
+  answer: { detail: string; httpStatus?: number },
+  events: IntentEvent[],
+): Promise<Envelope> {
+  const now = rt.clock.nowEpochMs();
+  const updated = await rt.store.update(
+    record.key,
+    record.version,
+    {
+      status: "FAILED_NO_EFFECT",
+      error: {
+        code: "REJECTED",
+        message: `the remote's record of this request shows it was refused: ${answer.detail}`,
+        ...(answer.httpStatus !== undefined ? { httpStatus: answer.httpStatus } : {}),
+      },
+      needsHuman: false,
+      resolution: null,
+      finishedAtEpochMs: now,
+      settlesAtEpochMs: null,
+    },
+    [...events, event(rt, record.key, "outcome", { outcome: "FAILED_NO_EFFECT", code: "REJECTED", via: "key_probe" })],
     now,
   );
   return afterWrite(rt, record.key, updated, events);

@@ -6,21 +6,30 @@
  * - Write tools are `idempotent_by_key` where the service honours `Idempotency-Key`, else `unsafe`;
  *   the key probe is `GET /<d>/lookup/by-key/<key>`, the identity probe
  *   `GET /<d>/lookup/<tool>?<scalar args>&since=<intent creation>`, each offered per the service's
- *   realism table. `airline.book_reservation` is compensated by `airline.cancel_reservation`.
+ *   realism table. `airline.book_reservation` is compensated by `airline.cancel_reservation`. A key
+ *   lookup that finds the request answered with `Error: …` returns `refusedUnderKey`: the service
+ *   processed it and changed nothing, so the record ends FAILED_NO_EFFECT without a resend.
  * - τ-bench's `Error: …` outputs come back as HTTP 200. For a write tool they mean the domain refused
  *   and nothing changed, so `invoke` throws `RejectedError` (code `REJECTED`): the envelope says
  *   FAILED_NO_EFFECT and carries the exact output in `error.message`. A ground-truth action whose
  *   oracle output is an error therefore ends FAILED_NO_EFFECT with the state untouched, as in the
- *   oracle. A key lookup that finds a request answered with `Error: …` reports "absent" (no effect
- *   exists); the resend with the same key then replays the refusal. For read tools `Error: …` is just
- *   the output.
+ *   oracle. For read tools `Error: …` is just the output.
  * - Settle window: every write tool with a probe declares `settleMs`, derived from the service's
  *   fault and realism settings (`settle.ts`), so "absent" counts only once the service can no longer
  *   apply the effect or hide it; for a remote with unbounded lag (`timing: "unbounded"`) none does.
  * - Every argument object carries `tenant`: the service instance (`/<d>.<tenant>/…`, one customer
  *   account / one replayed task). It is identity and never sent to the tool itself.
  */
-import { type AnyTool, callHttp, defineTool, isRejectedError, type ProbeContext, RejectedError } from "@tristate/core";
+import {
+  type AnyTool,
+  callHttp,
+  defineTool,
+  isRejectedError,
+  type ProbeContext,
+  type RefusedUnderKey,
+  RejectedError,
+  refusedUnderKey,
+} from "@tristate/core";
 import canonicalize from "canonicalize";
 import { z } from "zod";
 import type { DomainName } from "../domain/database.ts";
@@ -123,7 +132,7 @@ export function reservationIdOf(result: unknown): string | undefined {
 }
 
 function keyProbe(baseUrl: string, domain: DomainName, tool: string) {
-  return async (args: TauArgs, ctx: ProbeContext): Promise<TauToolResult | null> => {
+  return async (args: TauArgs, ctx: ProbeContext): Promise<TauToolResult | RefusedUnderKey | null> => {
     let body: { tool?: unknown; output?: unknown };
     try {
       const url = `${baseUrl}/${segment(domain, args.tenant)}/lookup/by-key/${encodeURIComponent(ctx.clientRef)}`;
@@ -134,8 +143,9 @@ function keyProbe(baseUrl: string, domain: DomainName, tool: string) {
     }
     if (body.tool !== tool) throw new Error(`key ${ctx.clientRef} belongs to ${String(body.tool)}, not ${tool}`);
     const output = outputOf(body);
-    // Answered with a refusal: the request was processed and changed nothing.
-    if (isDomainError(output)) return null;
+    // Answered with a refusal: the request was processed and changed nothing — proof of no effect,
+    // read back from the service's own record of the key (not "absent", which a resend would test).
+    if (isDomainError(output)) return refusedUnderKey(output, 200);
     return { output, found_by: "key" };
   };
 }

@@ -235,6 +235,22 @@ export function isProbeable(task: ReplayTask, realism: RealismTable): boolean {
 export const runIdOf = (replayId: string, taskId: string): string => `${replayId}.${taskId}`;
 
 /**
+ * The Tristate agent's policy, patient enough to see an UNKNOWN through the longest settle window the
+ * catalog declares: absence becomes proof only after it, and then the executor's sweeper (every 5 s,
+ * probes spaced 0, 1, 3 s) settles the step. A real agent told "reconciliation scheduled" keeps asking
+ * about the same step; one that stopped after the default 6 polls (9 s) would abandon tasks whose
+ * remote lags longer. 20 s covers the write timeout (3 s), one sweeper interval and its probes.
+ * @param settleMs - the catalog's settle window per write tool, ms.
+ */
+export function patientPolicy(
+  settleMs: Record<string, number>,
+  base: TristatePolicy = DEFAULT_TRISTATE_POLICY,
+): TristatePolicy {
+  const waitMs = Math.max(0, ...Object.values(settleMs)) + 20_000;
+  return { ...base, maxPolls: Math.max(base.maxPolls, Math.ceil(waitMs / base.pollMs)) };
+}
+
+/**
  * Replays the tasks through the three agents (concurrently across tasks; the three agents of one
  * task at once, each on its own service), scores them and reads back the human queue.
  */
@@ -246,7 +262,7 @@ export async function replayTasks(
   const started = Date.now();
   const replayId = options.replayId ?? `tau-${started.toString(36)}`;
   const execute = httpExecute(env.executorUrl, env.agentKey);
-  const policy = options.policy ?? DEFAULT_TRISTATE_POLICY;
+  const policy = options.policy ?? patientPolicy(env.settleMs);
   const baseline = options.baseline ?? DEFAULT_BASELINE_OPTIONS;
   const results: TaskResult[] = [];
   const runs = new Map<string, AgentRun>();
