@@ -32,7 +32,11 @@ export interface IntentRecord {
   runId: string;
   stepId: string;
   tool: string;
-  /** The persisted original arguments; every resend uses these, never a later rephrasing. */
+  /**
+   * The arguments of the current attempt, as the agent gave them (validated; the tool's schema parses
+   * them again on every send, so a transform runs once). Every resend of an UNKNOWN sends these, never
+   * a later rephrasing; a new attempt after FAILED_NO_EFFECT replaces them with its own (rule 3).
+   */
   args: JsonValue;
   /** The canonical identity fields the key was derived from. */
   identity: Record<string, string>;
