@@ -5,7 +5,10 @@
  * a wrong FAILED_NO_EFFECT costs a duplicate effect.
  */
 import { isAmbiguousError, isDeadlineExceededError, isNotSentError, isRejectedError } from "./errors.ts";
+import { type ClassifyOptions, classifyHttpStatus } from "./http-status.ts";
 import type { ReasonCode } from "./statuses.ts";
+
+export type { ClassifyOptions };
 
 /**
  * What {@link classifyError} concluded about one error.
@@ -22,16 +25,6 @@ export interface Classification {
   message: string;
   httpStatus?: number;
   retryAfterMs?: number;
-}
-
-/** Options of {@link classifyError} and {@link classifyHttpStatus}. */
-export interface ClassifyOptions {
-  /**
-   * Extra HTTP statuses the remote documents as "refused before any work" (per-tool override, e.g.
-   * field case T05 declares 408 and 429). They classify as rejected (FAILED_NO_EFFECT). 2xx statuses
-   * listed here are ignored.
-   */
-  noEffectStatuses?: readonly number[];
 }
 
 /**
@@ -96,7 +89,8 @@ const BUN_SOCKET_CLOSED = /socket connection was closed unexpectedly/i;
 /** How deep {@link classifyError} follows `cause` chains and `AggregateError.errors`. */
 const MAX_LINKS = 32;
 
-type LinkVerdict =
+/** The verdict of one link of an error chain. */
+export type LinkVerdict =
   | { kind: "typed"; classification: Classification }
   | { kind: "not_sent"; code: string }
   | { kind: "ambiguous"; code: ReasonCode; label: string }
@@ -106,13 +100,15 @@ function isObject(value: unknown): value is Record<PropertyKey, unknown> {
   return typeof value === "object" && value !== null;
 }
 
-function stringField(value: unknown, key: string): string | undefined {
+/** `value[key]` when it is a string (classify-invoke.ts shares it). */
+export function stringField(value: unknown, key: string): string | undefined {
   if (!isObject(value)) return undefined;
   const field = value[key];
   return typeof field === "string" ? field : undefined;
 }
 
-function describe(value: unknown): string {
+/** `Name: message` of an error-like value, for messages. */
+export function describe(value: unknown): string {
   if (!isObject(value)) return String(value);
   const name = stringField(value, "name") ?? "Error";
   const message = stringField(value, "message");
@@ -120,7 +116,7 @@ function describe(value: unknown): string {
 }
 
 /** Collects the error, its `cause` chain and any `AggregateError.errors`, outermost first, without cycles. */
-function links(error: unknown): unknown[] {
+export function links(error: unknown): unknown[] {
   const seen = new Set<unknown>();
   const out: unknown[] = [];
   const queue: unknown[] = [error];
@@ -148,7 +144,8 @@ function responseStatus(error: Record<PropertyKey, unknown>): number | undefined
   return typeof status === "number" && Number.isInteger(status) ? status : undefined;
 }
 
-function typedClassification(error: unknown): Classification | undefined {
+/** The classification of Tristate's own typed errors (from any copy of the package), else undefined. */
+export function typedClassification(error: unknown): Classification | undefined {
   if (isNotSentError(error)) {
     return { outcome: "FAILED_NO_EFFECT", code: error.code, message: describe(error) };
   }
@@ -170,7 +167,8 @@ function typedClassification(error: unknown): Classification | undefined {
   return undefined;
 }
 
-function judgeLink(link: unknown, options: ClassifyOptions): LinkVerdict {
+/** What one link of an error chain says about delivery (see {@link classifyError}). */
+export function judgeLink(link: unknown, options: ClassifyOptions): LinkVerdict {
   const typed = typedClassification(link);
   if (typed) return { kind: "typed", classification: typed };
   if (!isObject(link)) return { kind: "opaque" };
@@ -323,226 +321,4 @@ function describeChain(error: unknown, verdicts: { link: unknown; verdict: LinkV
     .filter((code): code is string => code !== undefined);
   const head = error === undefined || error === null ? `non-error value ${String(error)}` : describe(error);
   return codes.length > 0 ? `${head} [${[...new Set(codes)].join(", ")}]` : head;
-}
-
-/**
- * Verdict of {@link classifyHttpStatus}.
- * - `ok`: 2xx (not 207), the remote did the work.
- * - `rejected`: the remote refused before doing work → FAILED_NO_EFFECT (code `REJECTED`).
- * - `ambiguous`: the work may have happened → UNKNOWN (code `IN_FLIGHT`, `GATEWAY_5XX`, `PARTIAL_EFFECT`
- *   for 207, or `AMBIGUOUS`).
- * `reason` is one line explaining the verdict, with its source.
- */
-export type HttpStatusVerdict =
-  | { kind: "ok"; reason: string }
-  | { kind: "rejected"; code: "REJECTED"; reason: string }
-  | { kind: "ambiguous"; code: ReasonCode; reason: string };
-
-/**
- * Classifies an HTTP response status: did the remote do the work, refuse before doing it, or can we
- * not tell?
- *
- * Defaults (DESIGN.md "Error mapping"):
- * - 2xx → `ok` (RFC 9110 §15.3), except 207 Multi-Status → `ambiguous` `PARTIAL_EFFECT`: its body
- *   carries one status per item (RFC 4918 §13), so it is never a plain success; a caller that reads
- *   the items itself asks for that explicitly (`callHttp`'s `multiStatus: "read"`).
- * - 4xx → `rejected`: the client error class means the server did not act on the request
- *   (RFC 9110 §15.5) — 400, 401, 403, 404, 405, 410, 413, 415, 422, 429 (RFC 6585 §4) and others;
- *   except:
- *   - 408 Request Timeout → `ambiguous` `AMBIGUOUS`: the server closed a connection it did not
- *     finish reading (RFC 9110 §15.5.9), but intermediaries also emit it after forwarding;
- *   - 409 Conflict → `ambiguous` `IN_FLIGHT`: the IETF "The Idempotency-Key HTTP Header Field"
- *     draft (draft-ietf-httpapi-idempotency-key-header, §2.7) answers 409 when a request with the
- *     same key is still being processed; the original may yet complete.
- * - 5xx → `ambiguous` (RFC 9110 §15.6: the server failed, possibly after acting): 502, 503 and 504
- *   get `GATEWAY_5XX` (a proxy may have forwarded the request; field case T05: "a 504 means work had
- *   started"), others `AMBIGUOUS`.
- * - 1xx and 3xx (redirects are not followed; a 303 after a POST means the work was done) →
- *   `ambiguous` `AMBIGUOUS`.
- *
- * Per-tool override: `options.noEffectStatuses` adds statuses the remote documents as "refused
- * before work" (field case T05 declares 408 and 429); they become `rejected`.
- * @param status the HTTP status code (100–599).
- * @param options per-tool overrides.
- */
-export function classifyHttpStatus(status: number, options: ClassifyOptions = {}): HttpStatusVerdict {
-  if (status === 207) {
-    return {
-      kind: "ambiguous",
-      code: "PARTIAL_EFFECT",
-      reason: "HTTP 207: multi-status; each item has its own status, some may have taken effect (RFC 4918 §13)",
-    };
-  }
-  if (status >= 200 && status <= 299) return { kind: "ok", reason: `HTTP ${status}: success (RFC 9110 §15.3)` };
-  if (options.noEffectStatuses?.includes(status)) {
-    return {
-      kind: "rejected",
-      code: "REJECTED",
-      reason: `HTTP ${status}: declared by the tool as refused before work (noEffectStatuses)`,
-    };
-  }
-  if (status === 408) {
-    return {
-      kind: "ambiguous",
-      code: "AMBIGUOUS",
-      reason: "HTTP 408: request timeout; an intermediary may have forwarded the request (RFC 9110 §15.5.9)",
-    };
-  }
-  if (status === 409) {
-    return {
-      kind: "ambiguous",
-      code: "IN_FLIGHT",
-      reason:
-        "HTTP 409: a request with this idempotency key is still in progress (draft-ietf-httpapi-idempotency-key-header)",
-    };
-  }
-  if (status >= 400 && status <= 499) {
-    return {
-      kind: "rejected",
-      code: "REJECTED",
-      reason: `HTTP ${status}: client error, not acted on (RFC 9110 §15.5)`,
-    };
-  }
-  if (status === 502 || status === 503 || status === 504) {
-    return {
-      kind: "ambiguous",
-      code: "GATEWAY_5XX",
-      reason: `HTTP ${status}: gateway or server failure; the origin may have started the work (RFC 9110 §15.6)`,
-    };
-  }
-  if (status >= 500 && status <= 599) {
-    return {
-      kind: "ambiguous",
-      code: "AMBIGUOUS",
-      reason: `HTTP ${status}: server error, possibly after acting (RFC 9110 §15.6)`,
-    };
-  }
-  return {
-    kind: "ambiguous",
-    code: "AMBIGUOUS",
-    reason: `HTTP ${status}: not a final success; redirects are not followed (RFC 9110 §15)`,
-  };
-}
-
-/**
- * Parses a `Retry-After` header (RFC 9110 §10.2.3): either delay-seconds or an HTTP-date.
- * @param value the header value, or undefined.
- * @param nowEpochMs the current time, epoch ms (for the HTTP-date form).
- * @returns the delay in ms (never negative), or undefined when absent or malformed.
- */
-export function parseRetryAfterMs(value: string | undefined, nowEpochMs: number = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  if (!/[a-z]/i.test(trimmed)) return undefined;
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - nowEpochMs);
-}
-
-/**
- * What `invokeTracked` (invoke-tracker.ts) saw of one failed `invoke`: its error and whether any
- * request of the whole invoke was written. A failed `InvokeAttempt` fits as is.
- * - `written`: a request of the invoke had its head written (or may still be).
- * - `writtenRequests`: how many requests that was; absent = unknown (then a refusal is not trusted).
- * - `ioStarted`: any HTTP request or TCP socket was started in the invoke's async context.
- */
-export interface InvokeFailureEvidence {
-  ok?: false;
-  error: unknown;
-  written: boolean;
-  ioStarted: boolean;
-  writtenRequests?: number;
-}
-
-/** JavaScript's built-in programming errors: thrown by code, never by the network. */
-const PROGRAMMING_ERROR_NAMES: ReadonlySet<string> = new Set([
-  "TypeError",
-  "RangeError",
-  "ReferenceError",
-  "SyntaxError",
-]);
-
-/** Node's own error codes on programming errors (`ERR_INVALID_ARG_TYPE`, `ERR_INVALID_URL`, …). */
-const NODE_INTERNAL_CODE = /^ERR_[A-Z0-9_]+$/;
-
-function isErrorObject(value: unknown): value is Record<PropertyKey, unknown> {
-  return value instanceof Error || Object.prototype.toString.call(value) === "[object Error]";
-}
-
-/** A built-in programming error (also from another realm) or a ZodError-like validation error. */
-function isCodeError(link: unknown): boolean {
-  if (!isErrorObject(link)) return false;
-  const builtin =
-    link instanceof TypeError ||
-    link instanceof RangeError ||
-    link instanceof ReferenceError ||
-    link instanceof SyntaxError ||
-    PROGRAMMING_ERROR_NAMES.has(stringField(link, "name") ?? "");
-  const zod = (link.name === "ZodError" || link.name === "$ZodError") && Array.isArray(link.issues);
-  if (!builtin && !zod) return false;
-  const code = stringField(link, "code");
-  return (
-    code === undefined || (NODE_INTERNAL_CODE.test(code) && !AMBIGUOUS_CODES.has(code) && !NOT_SENT_CODES.has(code))
-  );
-}
-
-/**
- * True when `error` is the tool's own code failing — a TypeError, RangeError, ReferenceError or
- * SyntaxError, or a ZodError-like validation error — and nothing along its `cause` chain looks like
- * a transport failure (undici's `TypeError: fetch failed` carries ECONNREFUSED in its cause: no).
- * Tristate's typed errors are never code errors.
- */
-function isToolCodeError(error: unknown): boolean {
-  if (typedClassification(error) !== undefined || !isCodeError(error)) return false;
-  return links(error)
-    .slice(1)
-    .every((link) => isCodeError(link) || judgeLink(link, {}).kind === "opaque");
-}
-
-/** Whether the classification is the remote's own refusal: a RejectedError or an HTTP status. */
-function isRefusalAnswer(error: unknown, c: Classification): boolean {
-  return c.httpStatus !== undefined || links(error).some((link) => isRejectedError(link));
-}
-
-/**
- * Classifies a failed tool `invoke` from its error **and** what the whole invoke wrote (DESIGN.md
- * rule 11; issue 9 §3: "was anything written?" covers every request of the invoke, not its last
- * attempt).
- *
- * Rules, in order:
- * 1. Provably nothing sent: `ioStarted` and `written` are false and the error is the tool's own code
- *    failing — a built-in TypeError/RangeError/ReferenceError/SyntaxError or a ZodError-like
- *    validation error, with no transport error in its `cause` chain (never a Tristate typed error)
- *    → FAILED_NO_EFFECT `TOOL_ERROR_NOT_SENT`, the message naming the error.
- * 2. Otherwise {@link classifyError} (which already makes a client's own retry count UNKNOWN).
- * 3. If anything was written in the invoke, the outcome is never FAILED_NO_EFFECT: a not-sent,
- *    deadline or rejected verdict becomes UNKNOWN `AMBIGUOUS`, the message saying that an earlier
- *    request of the same invoke was written. Exception: the remote's refusal (a RejectedError, or
- *    an HTTP status the rules call rejected) stands when exactly one request was written — the
- *    refused one; with two or more (or an unknown count), an earlier one may have taken effect.
- *
- * Never throws.
- * @param attempt the failed attempt: `error`, `written`, `ioStarted`, `writtenRequests`.
- * @param options per-tool overrides (`noEffectStatuses`) passed to {@link classifyError}.
- * @returns the outcome, reason code and message (and `httpStatus`/`retryAfterMs` when known).
- */
-export function classifyInvokeFailure(attempt: InvokeFailureEvidence, options: ClassifyOptions = {}): Classification {
-  const { error } = attempt;
-  if (!attempt.ioStarted && !attempt.written && isToolCodeError(error)) {
-    return {
-      outcome: "FAILED_NO_EFFECT",
-      code: "TOOL_ERROR_NOT_SENT",
-      message: `the tool's code threw ${describe(error)} before starting any request; nothing was sent (DESIGN.md rule 11)`,
-    };
-  }
-  const c = classifyError(error, options);
-  if (c.outcome !== "FAILED_NO_EFFECT" || !attempt.written) return c;
-  if (isRefusalAnswer(error, c) && attempt.writtenRequests === 1) return c;
-  const unknown: Classification = {
-    outcome: "UNKNOWN",
-    code: "AMBIGUOUS",
-    message: `${c.message}; but an earlier request of the same invoke was written and may have taken effect (DESIGN.md rule 11)`,
-  };
-  if (c.httpStatus !== undefined) unknown.httpStatus = c.httpStatus;
-  return unknown;
 }

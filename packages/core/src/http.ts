@@ -4,10 +4,12 @@
  * "Error mapping"; field cases T07, T09, T11).
  */
 import { Agent, type Dispatcher, RetryAgent, request as undiciRequest } from "undici";
-import { classifyError, classifyHttpStatus, type HttpStatusVerdict, parseRetryAfterMs } from "./classify.ts";
+import { classifyError } from "./classify.ts";
 import type { Deadline } from "./deadline.ts";
 import { AmbiguousError, NotSentError, RejectedError } from "./errors.ts";
+import { encodeBody, flattenHeaders, parseBody } from "./http-body.ts";
 import { type SendTracker, trackCall } from "./http-sent.ts";
+import { classifyHttpStatus, type HttpStatusVerdict, parseRetryAfterMs } from "./http-status.ts";
 import type { ReasonCode } from "./statuses.ts";
 
 /** Header carrying the executor's idempotency key (IETF draft-ietf-httpapi-idempotency-key-header). */
@@ -109,39 +111,6 @@ function remainingOf(deadline: Deadline | { epochMs: number }): number {
   return "remainingMs" in deadline && typeof deadline.remainingMs === "function"
     ? deadline.remainingMs()
     : deadline.epochMs - Date.now();
-}
-
-function encodeBody(body: unknown): { payload: string | Uint8Array | undefined; json: boolean } {
-  if (body === undefined) return { payload: undefined, json: false };
-  if (typeof body === "string") return { payload: body, json: false };
-  if (body instanceof Uint8Array) return { payload: body, json: false };
-  if (body instanceof ArrayBuffer) return { payload: new Uint8Array(body), json: false };
-  const text = JSON.stringify(body);
-  if (text === undefined) throw new TypeError(`body of type ${typeof body} is not JSON-serialisable`);
-  return { payload: text, json: true };
-}
-
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return out;
-}
-
-function parseBody(status: number, method: string, headers: Record<string, string>, bytes: Buffer): unknown {
-  if (status === 204 || method === "HEAD" || bytes.length === 0) return undefined;
-  const text = bytes.toString("utf8");
-  const type = headers["content-type"] ?? "";
-  if (/^application\/(?:[\w.!#$&^-]+\+)?json\b/i.test(type)) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
-    }
-  }
-  return text;
 }
 
 function buildHeaders(

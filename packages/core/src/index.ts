@@ -8,13 +8,9 @@ export {
   type Classification,
   type ClassifyOptions,
   classifyError,
-  classifyHttpStatus,
-  classifyInvokeFailure,
-  type HttpStatusVerdict,
-  type InvokeFailureEvidence,
   NOT_SENT_CODES,
-  parseRetryAfterMs,
 } from "./classify.ts";
+export { classifyInvokeFailure, type InvokeFailureEvidence } from "./classify-invoke.ts";
 export { type Clock, systemClock } from "./clock.ts";
 export { COMPENSATE_STEP_PREFIX, CORRECT_STEP_PREFIX, isCompensationStep } from "./compensation.ts";
 export {
@@ -51,6 +47,7 @@ export {
   IDEMPOTENCY_KEY_HEADER,
   REQUEST_DEADLINE_HEADER,
 } from "./http.ts";
+export { classifyHttpStatus, type HttpStatusVerdict, parseRetryAfterMs } from "./http-status.ts";
 export { attemptKey, canonicalIdentity, idempotencyKey, readPath } from "./idempotency-key.ts";
 export { ID_PATTERN, ID_RULE_TEXT } from "./ids.ts";
 export {

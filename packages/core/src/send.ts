@@ -1,5 +1,6 @@
 import { parseStoredArgs, storedArgsForHooks } from "./call-input.ts";
-import { type Classification, classifyError, classifyInvokeFailure } from "./classify.ts";
+import { type Classification, classifyError } from "./classify.ts";
+import { classifyInvokeFailure } from "./classify-invoke.ts";
 import { registeredCompensation } from "./compensation.ts";
 import type { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
