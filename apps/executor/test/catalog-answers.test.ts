@@ -170,10 +170,19 @@ describe("invalid answers rules fail with the tool, field and rule named", () =>
     await fails([{ means: "partial" }], "answers.0: must test something: status, path with equals, every or some");
     await fails(
       [
-        { status: 200, means: "no_effect" },
+        { status: 200, path: "result", equals: "noop", means: "no_effect" },
         { path: "result", means: "no_effect" },
       ],
       "answers.1.equals: is required with path",
+    );
+    // "no effect" must be shown by the body, item by item — never by a status or some items alone.
+    await fails(
+      [{ status: 207, means: "no_effect" }],
+      'answers.0.means: "no_effect" needs a body test (path with equals, or every): a status alone cannot show that no part took effect',
+    );
+    await fails(
+      [{ status: 207, some: { path: "results", field: "status", equals: "failed" }, means: "no_effect" }],
+      'answers.0.means: "no_effect" needs a body test (path with equals, or every): a status alone cannot show that no part took effect',
     );
     await fails([{ equals: "noop", means: "no_effect" }], "answers.0.path: is required with equals");
     await fails(

@@ -91,7 +91,10 @@ function isRefusalAnswer(error: unknown, c: Classification): boolean {
  *    failing — a built-in TypeError/RangeError/ReferenceError/SyntaxError or a ZodError-like
  *    validation error, with no transport error in its `cause` chain (never a Tristate typed error)
  *    → FAILED_NO_EFFECT `TOOL_ERROR_NOT_SENT`, the message naming the error.
- * 2. Otherwise {@link classifyError} (which already makes a client's own retry count UNKNOWN).
+ * 2. Otherwise {@link classifyError} (which already makes a client's own retry count UNKNOWN); a
+ *    connection-level "not sent" (ECONNREFUSED…) that the tracker never saw any I/O for is UNKNOWN:
+ *    the client works outside the invoke's async context (a shared queue or pool), so its earlier
+ *    attempts are out of sight too.
  * 3. If anything was written in the invoke, the outcome is never FAILED_NO_EFFECT: a not-sent,
  *    deadline or rejected verdict becomes UNKNOWN `AMBIGUOUS`, the message saying that an earlier
  *    request of the same invoke was written. Exception: the remote's refusal (a RejectedError, or
@@ -113,6 +116,15 @@ export function classifyInvokeFailure(attempt: InvokeFailureEvidence, options: C
     };
   }
   const c = classifyError(error, options);
+  if (c.outcome === "FAILED_NO_EFFECT" && c.code === "NOT_SENT" && !attempt.ioStarted && !typedClassification(error)) {
+    // A refused connection the tracker never saw: the client made its requests outside this invoke's
+    // async context (a shared queue or pool), so its earlier attempts are out of sight too.
+    return {
+      outcome: "UNKNOWN",
+      code: "AMBIGUOUS",
+      message: `${c.message}; but the invoke's tracker saw none of its requests (a pooled or queued client), so an earlier attempt may have been written`,
+    };
+  }
   if (c.outcome !== "FAILED_NO_EFFECT" || !attempt.written) return c;
   if (isRefusalAnswer(error, c) && attempt.writtenRequests === 1) return c;
   const unknown: Classification = {

@@ -426,8 +426,19 @@ describe("classifyInvokeFailure (rule 11: the whole invoke, not its last attempt
     ]) {
       expect(classifyInvokeFailure({ error, ...none })).toMatchObject({ outcome: "UNKNOWN" });
     }
-    // fetch failed / ECONNREFUSED with no I/O seen stays what classifyError says: NOT_SENT.
-    expect(classifyInvokeFailure({ error: refused(), ...none })).toMatchObject({ code: "NOT_SENT" });
+    // fetch failed / ECONNREFUSED that the tracker never saw: the client works outside the invoke's
+    // context (a shared queue or pool), so its earlier attempts may have been written → UNKNOWN.
+    expect(classifyInvokeFailure({ error: refused(), ...none })).toMatchObject({
+      outcome: "UNKNOWN",
+      code: "AMBIGUOUS",
+    });
+    // Seen by the tracker (I/O started, nothing written): the refusal is what it says, NOT_SENT.
+    expect(
+      classifyInvokeFailure({ error: refused(), written: false, ioStarted: true, writtenRequests: 0 }),
+    ).toMatchObject({
+      outcome: "FAILED_NO_EFFECT",
+      code: "NOT_SENT",
+    });
   });
 });
 

@@ -8,7 +8,7 @@ import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import { attemptKey } from "./idempotency-key.ts";
 import type { IntentRecord } from "./intent-store.ts";
 import type { JsonValue } from "./json.ts";
-import { settlesAtForLease, takeOverLease } from "./lease.ts";
+import { settlesAtForSend, takeOverLease } from "./lease.ts";
 import { reconcile } from "./reconcile.ts";
 import { effectPhrase, envelopeFor, event, type Runtime } from "./runtime.ts";
 import { sendOnce } from "./send.ts";
@@ -64,7 +64,7 @@ export async function onExisting(
             finishedAtEpochMs: null,
             args: args.persisted,
             sentKey,
-            settlesAtEpochMs: settlesAtForLease(tool, deadline.epochMs),
+            settlesAtEpochMs: await settlesAtForSend(rt, tool, deadline),
           },
           [
             event(rt, key, "created", {

@@ -35,6 +35,19 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import diagnosticsChannel from "node:diagnostics_channel";
+import { isAmbiguousError, isDeadlineExceededError, isNotSentError, isRejectedError } from "./errors.ts";
+
+/**
+ * How long a failed invoke that started no I/O is watched before "nothing was sent" is concluded,
+ * ms: a request the tool started without awaiting (after reading credentials, say) shows up within
+ * it. Longer delays are beyond what the executor can see; a tool must not throw while a request it
+ * started is still on its way.
+ */
+export const NOT_SENT_GRACE_MS = 250;
+
+function isTristateError(error: unknown): boolean {
+  return isNotSentError(error) || isRejectedError(error) || isAmbiguousError(error) || isDeadlineExceededError(error);
+}
 
 /**
  * What one scope (an invoke, or one `callHttp` request inside it) saw. Every event is applied to
@@ -267,7 +280,8 @@ function evidence(scope: IoScope): { written: boolean; ioStarted: boolean; writt
  *
  * On failure, when nothing was seen written yet, it waits one event-loop turn (`setImmediate`, well
  * under 1 ms) before reading the tracker, so a request the tool started without awaiting (e.g. one
- * begun after a `process.nextTick`) is seen before anyone concludes "not written".
+ * begun after a `process.nextTick`) is seen before anyone concludes "not written"; when no I/O at all
+ * was seen and the error is not one of Tristate's typed errors, it waits {@link NOT_SENT_GRACE_MS}.
  *
  * Never throws, never rejects: an error of `fn` (thrown synchronously or rejected) comes back as
  * `{ ok: false, error }`. Classify it with `classifyInvokeFailure` (classify.ts).
@@ -281,6 +295,10 @@ export async function invokeTracked<T>(fn: () => Promise<T>): Promise<InvokeAtte
     return { ok: true, value, ...evidence(scope) };
   } catch (error) {
     if (scope.writes === 0) await settleTurn();
+    // A non-Tristate error with no I/O seen may be a tool's code error thrown while a request it did
+    // not await is still on its way (credentials read first, then the request): give such a request
+    // a grace period to show up before anyone concludes "nothing was sent" (TOOL_ERROR_NOT_SENT).
+    if (!scope.ioStarted && !isTristateError(error)) await new Promise((r) => setTimeout(r, NOT_SENT_GRACE_MS));
     return { ok: false, error, ...evidence(scope) };
   }
 }

@@ -4,6 +4,7 @@
  * flight. Whether it has passed is decided by the store's clock (PostgreSQL's `now()`), never by a
  * replica's, so a replica whose clock runs ahead cannot take a live record (issue 9 §4).
  */
+import type { Deadline } from "./deadline.ts";
 import type { IntentRecord } from "./intent-store.ts";
 import { event, type Runtime } from "./runtime.ts";
 import type { AnyTool } from "./tool.ts";
@@ -26,6 +27,17 @@ export function storeNow(rt: Runtime): Promise<number> {
  */
 export function settlesAtForLease(tool: AnyTool, leaseEpochMs: number): number | null {
   return tool.settleMs === undefined ? null : leaseEpochMs + tool.timeoutMs + tool.settleMs;
+}
+
+/**
+ * The settle time of a send about to start with this deadline, in the store's clock: the store's now
+ * + the time the deadline leaves (measured on this replica's monotonic clock, so its wall clock's
+ * skew does not matter) + the tool's timeout and settle window. Null for a tool without a window.
+ * Reads the store's clock only for a tool with a window.
+ */
+export async function settlesAtForSend(rt: Runtime, tool: AnyTool, deadline: Deadline): Promise<number | null> {
+  if (tool.settleMs === undefined) return null;
+  return settlesAtForLease(tool, (await storeNow(rt)) + Math.max(0, deadline.remainingMs()));
 }
 
 /** What {@link takeOverLease} found. */

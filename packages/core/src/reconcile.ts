@@ -4,12 +4,13 @@ import type { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
 import { afterWrite, type ReconcileTrigger, stayUnknown, toHuman } from "./human-queue.ts";
+import { attemptKey } from "./idempotency-key.ts";
 import type { IntentEvent, IntentRecord } from "./intent-store.ts";
 import { toJson } from "./json.ts";
-import { settlesAtForLease, storeNow } from "./lease.ts";
+import { settlesAtForLease, settlesAtForSend, storeNow } from "./lease.ts";
 import { judgeIdentityMatch, type ProbeKind, runProbe } from "./probing.ts";
 import { envelopeFor, event, inSpan, type Runtime } from "./runtime.ts";
-import { sendOnce } from "./send.ts";
+import { foundAfterAbort, sendOnce } from "./send.ts";
 import type { ReasonCode } from "./statuses.ts";
 import type { AnyTool } from "./tool.ts";
 
@@ -108,10 +109,19 @@ export async function reconcile(
             events.push(
               event(rt, record.key, "probe", { probe: kind, round: i + 1, match: verdict.kind, why: verdict.why }),
             );
-            if (verdict.kind === "ambiguous") ambiguous = verdict.why;
-            continue; // another record's effect: no evidence of this one's
+            // Another record's effect is no evidence of this one's absence either: an identity probe
+            // answers with one match, which may hide this record's own. Only a valid key probe's
+            // "absent" in the same round lets the match count as absent (rule 5g).
+            if (verdict.kind === "ambiguous" || !keyAbsent) ambiguous = verdict.why;
+            continue;
           }
-          if (answer.kind === "refused") return settleRefused(rt, record, tool, answer, events);
+          if (answer.kind === "refused") {
+            // The remote's stored answer under this key is the original's only if nothing else was
+            // ever sent under it (a same-key resend's refusal would be stored there too: rule 5f).
+            if (sentOnceUnderWireKey(record)) return settleRefused(rt, record, tool, answer, events);
+            if (counting.some(([k]) => k === kind)) allAbsent = false; // no evidence either way
+            continue;
+          }
           if (answer.kind === "absent" && kind === "key" && keyValid) keyAbsent = true;
           if (answer.kind === "failed") {
             lastFailure = { code: "PROBE_FAILED", message: answer.message };
@@ -235,8 +245,10 @@ async function settleFound(
       status: "SUCCEEDED",
       result,
       resolution: "found",
-      needsHuman: false,
-      error: null,
+      // Found after its run was aborted: the effect stays in the queue, to be compensated.
+      ...(record.needsHuman && record.error?.code === "RUN_ABORTED"
+        ? { needsHuman: true, error: foundAfterAbort() }
+        : { needsHuman: false, error: null }),
       finishedAtEpochMs: now,
       settlesAtEpochMs: null,
       ...(record.compensation && tool
@@ -247,6 +259,15 @@ async function settleFound(
     now,
   );
   return afterWrite(rt, record.key, updated, events);
+}
+
+/**
+ * True when the record's current wire key has been sent exactly once (by this attempt): the key's
+ * first attempt is 1 for the record's own key, n for `attemptKey(key, n)`. Resends keep the key
+ * and bump the attempt, so afterwards this is false.
+ */
+function sentOnceUnderWireKey(record: IntentRecord): boolean {
+  return record.sentKey === null ? record.attempt === 1 : record.sentKey === attemptKey(record.key, record.attempt);
 }
 
 /**
@@ -346,7 +367,7 @@ async function resend(
       deadlineEpochMs: deadline.epochMs,
       error: null,
       reconcileSweeps: sweeps,
-      settlesAtEpochMs: settlesAtForLease(tool, deadline.epochMs),
+      settlesAtEpochMs: await settlesAtForSend(rt, tool, deadline),
     },
     [...events, event(rt, record.key, "resend", { reason: why, attempt: record.attempt + 1 })],
     now,

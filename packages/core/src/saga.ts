@@ -2,6 +2,7 @@ import { type CallInput, storedArgsForHooks } from "./call-input.ts";
 import { COMPENSATE_STEP_PREFIX, CORRECT_STEP_PREFIX, isCompensationStep } from "./compensation.ts";
 import { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
+import { humanRecheckAt } from "./human-queue.ts";
 import type { IntentRecord } from "./intent-store.ts";
 import { type JsonValue, toJson } from "./json.ts";
 import { redactArgs } from "./redact.ts";
@@ -118,6 +119,9 @@ export async function undoStep(
         message: `${phrase} is still in flight; abort again once it has an outcome.`,
       };
     case "UNKNOWN":
+      // Never compensated blindly (rule 6), and never left to the sweeper alone: it waits for a
+      // person, is not resent, and if a probe finds it later it stays queued to be compensated.
+      await queueAborted(rt, record, `${phrase} may or may not have happened, and its run was aborted`);
       return {
         ...base,
         outcome: "not_confirmed",
@@ -253,6 +257,30 @@ async function noteCompensation(
       c.envelope.status === "SUCCEEDED" && current.needsHuman && current.error?.code === "COMPENSATION_FAILED";
     const patch = settled ? { compensation: spec, needsHuman: false, error: null } : { compensation: spec };
     if (await rt.store.update(key, current.version, patch, [ev], now)) return;
+  }
+}
+
+/** Puts an UNKNOWN effect of an aborted run in the human queue (`RUN_ABORTED`), unless it waits there already. */
+async function queueAborted(rt: Runtime, record: IntentRecord, why: string): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    const current = await rt.store.get(record.key);
+    if (!current || current.status !== "UNKNOWN") return;
+    if (current.needsHuman && current.error?.code === "RUN_ABORTED") return;
+    const now = rt.clock.nowEpochMs();
+    const error = { code: "RUN_ABORTED" as const, message: `${why}: confirm it, and compensate it if it happened` };
+    const updated = await rt.store.update(
+      record.key,
+      current.version,
+      {
+        needsHuman: true,
+        resolution: "needs_human",
+        error,
+        deadlineEpochMs: humanRecheckAt(rt, rt.tools.get(record.tool), current.reconcileSweeps, now),
+      },
+      [event(rt, record.key, "needs_human", { code: error.code, reason: error.message })],
+      now,
+    );
+    if (updated) return;
   }
 }
 

@@ -85,6 +85,8 @@ export const REASON_CODES = [
   "OPERATOR_CONFIRMED_NO_EFFECT",
   // compensation (sagas)
   "COMPENSATION_FAILED",
+  // an UNKNOWN effect of an aborted run: a person decides; found later, it must be compensated
+  "RUN_ABORTED",
   "IRREVERSIBLE_NEEDS_CORRECTION",
 ] as const;
 /** A reason code; see {@link REASON_CODES}. */

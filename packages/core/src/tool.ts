@@ -141,6 +141,10 @@ export interface Tool<A = Record<string, unknown>, R = unknown> extends ToolSpec
 export type AnyTool = Tool<any, any>;
 
 const NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;
+/** Largest per-call timeout a tool may declare, ms (24 h): leases and settle times stay valid dates. */
+const MAX_TIMEOUT_MS = 24 * 3600_000;
+/** Largest settle window a tool may declare, ms (7 days). */
+const MAX_SETTLE_MS = 7 * 24 * 3600_000;
 
 function fail(tool: string, field: string, rule: string): never {
   throw new TypeError(`defineTool(${JSON.stringify(tool)}): ${field} ${rule}`);
@@ -158,11 +162,19 @@ export function defineTool<A = Record<string, unknown>, R = unknown>(spec: ToolS
   if (typeof spec.timeoutMs !== "number" || !Number.isFinite(spec.timeoutMs) || spec.timeoutMs <= 0) {
     fail(name, "timeoutMs", "must be a positive number of milliseconds");
   }
+  if (spec.timeoutMs > MAX_TIMEOUT_MS) fail(name, "timeoutMs", `must be at most ${MAX_TIMEOUT_MS} ms (24 h)`);
   if (spec.keyRetentionMs !== undefined && !(Number.isFinite(spec.keyRetentionMs) && spec.keyRetentionMs > 0)) {
     fail(name, "keyRetentionMs", "must be a positive number of milliseconds");
   }
   if (spec.settleMs !== undefined && !(Number.isFinite(spec.settleMs) && spec.settleMs >= 0)) {
     fail(name, "settleMs", "must be a non-negative number of milliseconds");
+  }
+  if (spec.settleMs !== undefined && spec.settleMs > MAX_SETTLE_MS) {
+    fail(
+      name,
+      "settleMs",
+      `must be at most ${MAX_SETTLE_MS} ms (7 days); a remote that may take longer has no bound: omit it`,
+    );
   }
   if (spec.kind === "unsafe" && spec.resendWhenAbsent === true && spec.settleMs === undefined) {
     fail(

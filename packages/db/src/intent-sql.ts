@@ -11,7 +11,7 @@ export interface Statement {
 const CLAIM_TEXT = `WITH ins AS (
   INSERT INTO intent_records (key, run_id, step_id, tool, args, identity, status, attempt, deadline_at,
     compensation, needs_human, reconcile_sweeps, version, created_at, updated_at, trace_id)
-  VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, 'PENDING', $7, $8, $9::jsonb, false, 0, 1, $10, $11, $12)
+  VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, 'PENDING', $7, $8, $9::jsonb, false, 0, 1, LEAST($10, now()), $11, $12)
   ON CONFLICT DO NOTHING
   RETURNING ${RECORD_COLUMNS}
 ), ev AS (
@@ -25,12 +25,14 @@ WHERE (key = $1 OR (run_id = $2 AND step_id = $3 AND tool = $4)) AND NOT EXISTS 
 /**
  * The claim in one round trip: insert PENDING unless the key or (run, step, tool) exists (ON CONFLICT
  * without a target covers both unique constraints), with the events only when it inserted, and
- * otherwise the existing record. Rows: `claimed` + {@link RECORD_COLUMNS}. Zero rows when the winner
+ * otherwise the existing record. `created_at` is the earlier of the caller's time and the database's
+ * (rule 9): an identity probe counts effects since it, so a replica whose clock runs ahead must not
+ * move it past an effect. Rows: `claimed` + {@link RECORD_COLUMNS}. Zero rows when the winner
  * committed after this statement's snapshot: read again with {@link existingSql}.
  */
 export function claimSql(record: NewIntentRecord, events: IntentEvent[], nowEpochMs: number): Statement {
   return {
-    name: "tristate_claim_v1",
+    name: "tristate_claim_v2",
     text: CLAIM_TEXT,
     values: [
       record.key,

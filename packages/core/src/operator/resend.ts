@@ -2,7 +2,7 @@ import { Deadline } from "../deadline.ts";
 import type { Envelope } from "../envelope.ts";
 import { isDeadlineExceededError } from "../errors.ts";
 import type { IntentPatch, IntentRecord, OperatorStore } from "../intent-store.ts";
-import { settlesAtForLease } from "../lease.ts";
+import { settlesAtForSend } from "../lease.ts";
 import { envelopeFor, type Runtime } from "../runtime.ts";
 import { sendOnce } from "../send.ts";
 import type { AnyTool } from "../tool.ts";
@@ -58,7 +58,7 @@ export async function resendAsOperator(
     resolution: null,
     needsHuman: false,
     finishedAtEpochMs: null,
-    settlesAtEpochMs: settlesAtForLease(tool, deadline.epochMs),
+    settlesAtEpochMs: await settlesAtForSend(rt, tool, deadline),
   };
 
   const applied = await applyAudited(rt, store, record, input, now, patch, {

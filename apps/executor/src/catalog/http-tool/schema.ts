@@ -193,6 +193,21 @@ const answerRuleSchema = z
     if (rule.status === undefined && rule.path === undefined && !rule.every && !rule.some) {
       ctx.addIssue({ code: "custom", message: "must test something: status, path with equals, every or some" });
     }
+    if (rule.means === "no_effect" && rule.path === undefined && !rule.every) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["means"],
+        message:
+          '"no_effect" needs a body test (path with equals, or every): a status alone cannot show that no part took effect',
+      });
+    }
+    if (rule.means === "no_effect" && rule.some) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["some"],
+        message: 'cannot mean "no_effect": some failed items say nothing of the others (use every, or means "partial")',
+      });
+    }
     if (rule.means === "done" && rule.path === undefined && !rule.every) {
       ctx.addIssue({
         code: "custom",
