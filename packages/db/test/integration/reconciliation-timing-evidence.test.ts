@@ -317,7 +317,7 @@ describe("issue 9 §2 and §5: refusals and other steps' effects are no proof (r
       expect(verdicts.map((e) => e.data.match)).toContain("ambiguous");
     });
 
-    it("unsafe refund, identity probe + effectRef key + settleMs: step 1's refund is 'other', step 2 waits out its settle window, then the sweeper resends it: 2 effects, each step its own", async () => {
+    it("unsafe refund, identity probe + effectRef key + settleMs, no key probe: step 1's refund is another step's, which proves nothing of step 2's own (the probe answers one match) → the human queue, never a second send", async () => {
       const remote = cleanup.add(await startFakeRemote({ honorsKey: false }), (r) => r.close());
       const tool = refundTool(remote, {
         kind: "unsafe",
@@ -328,13 +328,18 @@ describe("issue 9 §2 and §5: refusals and other steps' effects are no proof (r
       const executor = timingExecutor(store, [tool]);
       const { env1, env2 } = await twoParallelRefunds(executor, remote, "P-4");
       expect(env1).toMatchObject({ status: "SUCCEEDED" });
-      expect(env2).toMatchObject({ status: "UNKNOWN", retry_safe: false, error: { code: "ABSENCE_NOT_CONCLUSIVE" } });
-      expect(remote.effects).toHaveLength(1);
+      expect(env2).toMatchObject({
+        status: "UNKNOWN",
+        retry_safe: false,
+        resolution: "needs_human",
+        error: { code: "AMBIGUOUS_IDENTITY_MATCH" },
+      });
       const waiting = await mustGet(store, env2.idempotency_key);
-      await sleepPast(waiting.settlesAtEpochMs!);
-      const swept = await sweepKey(store, executor, waiting.key);
-      expect(swept?.envelope).toMatchObject({ status: "SUCCEEDED", resolution: "absent_resent" });
-      await expectBothOwnEffects(remote, env1, swept!.envelope!);
+      await sleepPast(Date.now() + 400); // past the settle window: still nothing is resent
+      await executor.reconcileKey(waiting.key, Deadline.after(5_000));
+      expect(remote.posts).toBe(2);
+      expect(remote.effects).toHaveLength(1);
+      expect(await mustGet(store, waiting.key)).toMatchObject({ status: "UNKNOWN", needsHuman: true });
     });
   });
 });
