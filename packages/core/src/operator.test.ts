@@ -12,7 +12,7 @@ import type { AnyTool } from "./tool.ts";
 const refund = { order_id: "A-1182", amount: "49.90", currency: "EUR" };
 const actor = { keyId: "key-ana", name: "ana" };
 
-describe("operator actions (operator.ts) on MemoryIntentStore", () => {
+describe("operator actions (operator/) on MemoryIntentStore", () => {
   let remote: FakeRemote;
   let store: MemoryIntentStore;
   let clock: FakeClock;
