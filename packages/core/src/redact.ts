@@ -27,7 +27,8 @@ function escapeRegExp(text: string): string {
 
 /**
  * Replaces every non-loggable argument value found in `text` by `{field}` (case-insensitive; also
- * its `encodeURIComponent` and `application/x-www-form-urlencoded` forms).
+ * its `encodeURIComponent`, `encodeURI`, `application/x-www-form-urlencoded` and JSON-escaped
+ * forms), whole values only (not inside a longer word or number).
  * @param tool - its `loggableFields` (dot paths) are kept; every other leaf of `args` is redacted.
  * @param args - the call's arguments (persisted JSON or schema-parsed).
  * @param text - the message to clean.
@@ -37,26 +38,29 @@ export function redactArgs(tool: Pick<AnyTool, "loggableFields"> | undefined, ar
   if (!text) return text;
   const found: [string, string][] = [];
   leaves(args, "", found);
-  const loggable = new Set(tool?.loggableFields ?? []);
-  const secrets: [string, string][] = [];
+  const loggable = [...new Set(tool?.loggableFields ?? [])];
+  const patterns: [string, RegExp][] = [];
   for (const [path, value] of found) {
-    if (loggable.has(path) || [...loggable].some((f) => path.startsWith(`${f}.`))) continue;
+    if (loggable.some((f) => path === f || path.startsWith(`${f}.`))) continue;
     if (value.length < MIN_REDACTED_CHARS) continue;
     // A value that equals a loggable field's value is public anyway.
-    if ([...loggable].some((f) => String(readPath(args, f)) === value)) continue;
-    for (const form of new Set([
-      value,
-      encodeURIComponent(value),
-      new URLSearchParams({ v: value }).toString().slice(2),
-    ])) {
-      secrets.push([path, form]);
-    }
+    if (loggable.some((f) => String(readPath(args, f)) === value)) continue;
+    const forms = [
+      ...new Set([
+        value,
+        encodeURIComponent(value),
+        encodeURI(value),
+        new URLSearchParams({ v: value }).toString().slice(2),
+        JSON.stringify(value).slice(1, -1),
+      ]),
+    ].sort((a, b) => b.length - a.length);
+    // Whole values only: "2000" is not redacted out of "HTTP 20000".
+    const alternatives = forms.map(escapeRegExp).join("|");
+    patterns.push([path, new RegExp(`(?<![A-Za-z0-9])(?:${alternatives})(?![A-Za-z0-9])`, "gi")]);
   }
-  secrets.sort((a, b) => b[1].length - a[1].length);
+  // Longest values first, so a value inside a longer one does not break it up.
+  patterns.sort((a, b) => b[1].source.length - a[1].source.length);
   let out = text;
-  for (const [path, form] of secrets) {
-    if (!out.toLowerCase().includes(form.toLowerCase())) continue;
-    out = out.replace(new RegExp(escapeRegExp(form), "gi"), `{${path}}`);
-  }
+  for (const [path, pattern] of patterns) out = out.replace(pattern, `{${path}}`);
   return out;
 }

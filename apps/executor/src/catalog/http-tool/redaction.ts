@@ -14,14 +14,9 @@ import {
   isRejectedError,
   NotSentError,
   RejectedError,
+  redactArgs,
 } from "@tristate/core";
 import type { FilledUrl } from "./url-template.ts";
-
-/**
- * Values shorter than this many characters are not searched for in free text (a quantity of 2 would
- * turn "HTTP 200" into "HTTP {qty}00"); in URLs every non-loggable value is redacted whatever its length.
- */
-export const MIN_SCRUBBED_LENGTH = 3;
 
 /** Scrubs text and errors of one call. */
 export interface Redaction {
@@ -37,8 +32,8 @@ export interface Redaction {
 
 /**
  * The redaction of one call.
- * @param args the call's arguments; every top-level string or number value of a field not in
- *   `loggable` is searched for raw, URL-encoded, form-encoded and JSON-escaped (case-insensitively).
+ * @param args the call's arguments; every value of a field not in `loggable` is searched for raw,
+ *   URL-encoded, form-encoded and JSON-escaped (case-insensitively; `redactArgs` from @tristate/core).
  * @param urls the URLs the call filled (see `fillUrl`), replaced first and exactly.
  */
 export function redactionFor(
@@ -47,28 +42,12 @@ export function redactionFor(
   urls: FilledUrl[],
 ): Redaction {
   const pairs = urls.flatMap((u) => u.forms).sort((a, b) => b[0].length - a[0].length);
-  const values: [RegExp, string][] = [];
-  for (const [field, value] of Object.entries(args)) {
-    if (loggable.has(field) || (typeof value !== "string" && typeof value !== "number")) continue;
-    const raw = String(value);
-    if (raw.length < MIN_SCRUBBED_LENGTH) continue;
-    const forms = [
-      ...new Set([
-        raw,
-        encodeURIComponent(raw),
-        encodeURI(raw),
-        encodeURIComponent(raw).replaceAll("%20", "+"),
-        JSON.stringify(raw).slice(1, -1),
-      ]),
-    ].sort((a, b) => b.length - a.length);
-    const alternatives = forms.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
-    values.push([new RegExp(`(?<![A-Za-z0-9])(?:${alternatives})(?![A-Za-z0-9])`, "gi"), `{${field}}`]);
-  }
+  const tool = { loggableFields: [...loggable] };
   const text = (input: string): string => {
     let out = input;
     for (const [sent, shown] of pairs) out = out.split(sent).join(shown);
-    for (const [pattern, shown] of values) out = out.replace(pattern, shown);
-    return out;
+    // Then every non-loggable value, in its raw and encoded forms: core's one redaction rule.
+    return redactArgs(tool, args, out);
   };
   const deep = (value: unknown): unknown => {
     if (typeof value === "string") return text(value);
