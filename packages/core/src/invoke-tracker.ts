@@ -26,7 +26,11 @@
  *
  * Limits: attribution follows the async context in which a request is *created*. A dispatcher that
  * queues a request before creating it (an undici `Pool` with a `connections` limit) creates it
- * later in another context; such a request is invisible to its invoke (as before this tracker).
+ * later in another context; such a request is invisible to its invoke (as before this tracker). So is
+ * any request a client's own queue starts from another caller's context. When such an invisible
+ * attempt was written and a later, visible one is refused before writing, the invoke reads "nothing
+ * written" (FAILED_NO_EFFECT): a client that queues must bind its queued work to the caller's context
+ * (`AsyncResource.bind`) or report its retries on the error (`retryCount`, `$metadata.attempts`).
  * A node:http request on a reused keep-alive socket whose body is streamed and never `end()`ed
  * publishes nothing on Node 20 (it has no `http.client.request.created` channel).
  *

