@@ -157,7 +157,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   if (!(rt.reserveMs >= 0)) throw new TypeError("createExecutor: reserveMs must be ≥ 0 ms");
   const saga: SagaApi = {
     call: (input) => call(rt, input),
-    reconcileKey: (key, deadline) => reconcileKey(rt, key, deadline, "call"),
+    reconcileKey: (key, deadline) => reconcileKey(rt, key, deadline, "abort"),
   };
   return {
     call: (input) => call(rt, input),

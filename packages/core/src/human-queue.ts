@@ -8,8 +8,11 @@ import { envelopeFor, event, type Runtime } from "./runtime.ts";
 import type { ReasonCode } from "./statuses.ts";
 import type { AnyTool } from "./tool.ts";
 
-/** Who is reconciling: a caller's repeat call, the call that just saw UNKNOWN, or the sweeper. */
-export type ReconcileTrigger = "call" | "after_unknown" | "sweeper";
+/**
+ * Who is reconciling: a caller's repeat call, the call that just saw UNKNOWN, the sweeper, or an
+ * abort of the record's run (which never resends: an aborted run must not gain an effect).
+ */
+export type ReconcileTrigger = "call" | "after_unknown" | "sweeper" | "abort";
 
 /** A record without any probe is never re-checked automatically: its recheck time is this far ahead (100 years). */
 const NO_RECHECK_MS = 100 * 365 * 24 * 3600_000;

@@ -18,7 +18,7 @@ export async function reconcileKey(
   rt: Runtime,
   key: string,
   deadline: Deadline,
-  trigger: "call" | "sweeper",
+  trigger: "call" | "sweeper" | "abort",
 ): Promise<Envelope> {
   for (let round = 0; round < 5; round++) {
     const record = await rt.store.get(key);

@@ -53,7 +53,8 @@ export async function reconcile(
 
       if (probes.length === 0) {
         // Waiting for a person: nothing can be learnt without a probe, and nothing is resent on its own.
-        if (record.needsHuman) return envelopeFor(rt, record, true);
+        // Nor is a step of a run being aborted: an abort must not create the effect it would undo.
+        if (record.needsHuman || trigger === "abort") return envelopeFor(rt, record, true);
         if (deduped) {
           return resend(
             rt,
@@ -182,6 +183,20 @@ export async function reconcile(
               record.settlesAtEpochMs === null ? { settlesAtEpochMs: waitUntil } : {},
             );
           }
+        }
+        if (trigger === "abort") {
+          // Absent, but its run is being aborted: an abort must not create the effect it would undo.
+          return stayUnknown(
+            rt,
+            record,
+            events,
+            {
+              code: "RUN_ABORTED",
+              message: `absent after ${rounds} spaced probes; its run is being aborted, so it is not resent`,
+            },
+            trigger,
+            tool,
+          );
         }
         return resend(rt, tool, record, deadline, `absent after ${rounds} spaced probes`, events, trigger);
       }
