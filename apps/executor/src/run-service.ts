@@ -24,7 +24,15 @@ export async function runService(env: Env): Promise<RunningService> {
     );
   }
   process.stdout.write(`Tristate executor at ${service.url} (API under /trpc/, /healthz, /readyz)\n`);
+  let stopping = false;
   const stop = (signal: string) => {
+    // A second signal (a supervisor repeating SIGTERM, a parent passing Ctrl-C on) must not cut the
+    // graceful stop short: in-flight calls still get their grace period.
+    if (stopping) {
+      service.services.logger.info({ signal }, "already stopping; waiting for in-flight calls");
+      return;
+    }
+    stopping = true;
     service.services.logger.info({ signal }, "stopping");
     service.close().then(
       () => process.exit(0),
@@ -34,7 +42,7 @@ export async function runService(env: Env): Promise<RunningService> {
       },
     );
   };
-  process.once("SIGTERM", () => stop("SIGTERM"));
-  process.once("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
   return service;
 }

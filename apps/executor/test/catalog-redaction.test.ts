@@ -5,7 +5,7 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createExecutor, Deadline, MemoryIntentStore } from "@tristate/core";
+import { AmbiguousError, createExecutor, Deadline, isAmbiguousError, MemoryIntentStore } from "@tristate/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redactionFor } from "../src/catalog/http-tool/redaction.ts";
 import { fillUrl } from "../src/catalog/http-tool/url-template.ts";
@@ -146,5 +146,25 @@ describe("redaction of URLs and text", () => {
     );
     // Values shorter than 3 characters are redacted in URLs only: "HTTP 207" stays readable.
     expect(r.text("HTTP 207")).toBe("HTTP 207");
+  });
+});
+
+describe("a rebuilt error keeps what the executor acts on", () => {
+  it("a 503's Retry-After and a 207's items survive redaction (no resend before Retry-After)", () => {
+    const r = redactionFor({ email: "ann@example.com" }, new Set(), []);
+    const rebuilt = r.error(
+      new AmbiguousError("POST /users/ann@example.com → HTTP 503", {
+        code: "GATEWAY_5XX",
+        httpStatus: 503,
+        retryAfterMs: 7000,
+        body: { items: [{ to: "ann@example.com", status: "sent" }] },
+      }),
+    );
+    expect(isAmbiguousError(rebuilt)).toBe(true);
+    expect(rebuilt).toMatchObject({ code: "GATEWAY_5XX", httpStatus: 503, retryAfterMs: 7000 });
+    expect(rebuilt.message).not.toContain("ann@example.com");
+    expect(JSON.stringify((rebuilt as AmbiguousError).body)).toBe(
+      JSON.stringify({ items: [{ to: "{email}", status: "sent" }] }),
+    );
   });
 });

@@ -112,7 +112,7 @@ export function classifyInvokeFailure(attempt: InvokeFailureEvidence, options: C
     return {
       outcome: "FAILED_NO_EFFECT",
       code: "TOOL_ERROR_NOT_SENT",
-      message: `the tool's code threw ${describe(error)} before starting any request; nothing was sent (DESIGN.md rule 11)`,
+      message: `the tool's code threw ${describe(error)} before starting any request; nothing was sent (rule 11 in the README)`,
     };
   }
   const c = classifyError(error, options);
@@ -130,7 +130,7 @@ export function classifyInvokeFailure(attempt: InvokeFailureEvidence, options: C
   const unknown: Classification = {
     outcome: "UNKNOWN",
     code: "AMBIGUOUS",
-    message: `${c.message}; but an earlier request of the same invoke was written and may have taken effect (DESIGN.md rule 11)`,
+    message: `${c.message}; but an earlier request of the same invoke was written and may have taken effect (rule 11 in the README)`,
   };
   if (c.httpStatus !== undefined) unknown.httpStatus = c.httpStatus;
   return unknown;

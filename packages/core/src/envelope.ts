@@ -42,7 +42,10 @@ export interface Envelope {
    * after a definite rejection the remote may have cached under the key; rule 3).
    */
   sent_key?: string;
-  /** The arguments this attempt sent (attempts after the first: the new call's, validated). */
+  /**
+   * The arguments the record's latest send used, on attempts after the first: the new call's
+   * (validated) after FAILED_NO_EFFECT, the stored ones after a resend of an UNKNOWN.
+   */
   sent_args?: JsonValue;
 }
 
@@ -112,7 +115,7 @@ export function buildEnvelope(record: IntentRecord, ctx: EnvelopeContext): Envel
         message:
           retryAfterMs !== undefined
             ? `Nothing happened. The remote asked to wait ${Math.ceil(retryAfterMs / 1000)} s before another try; calling sooner sends nothing. Then you may try again (the same step), change the request, or tell the user.`
-            : "Nothing happened. You may try again (the same step reuses the same key), change the request, or tell the user.",
+            : "Nothing happened. You may try again with the same step (the executor handles the idempotency key), change the request, or tell the user.",
         ...base,
       };
     case "PENDING":

@@ -152,7 +152,9 @@ export async function reconcile(
             record,
             "PROBES_ABSENT_NO_DEDUPE",
             events,
-            "probes found nothing, but the remote cannot deduplicate a resend and the original may still land",
+            tool.settleMs === undefined
+              ? "probes found nothing, but the tool declares no settle window (settleMs), so absence proves nothing: the original may still land, and the remote cannot deduplicate a resend"
+              : "probes found nothing, but the tool does not allow a resend on absence (resendWhenAbsent: false)",
             { tool, trigger },
           );
         }

@@ -40,7 +40,8 @@ export const TOOL_KINDS = ["read_only", "idempotent_by_key", "unsafe"] as const;
 /**
  * - `read_only`: no effect; a plain retry is fine; no intent record.
  * - `idempotent_by_key`: the remote dedupes requests carrying the same `Idempotency-Key`.
- * - `unsafe`: no key support; never resent automatically.
+ * - `unsafe`: no key support: never resent automatically, unless the tool declares a settle window
+ *   (`settleMs`) and probes that ran after it found nothing (rule 5b).
  */
 export type ToolKind = (typeof TOOL_KINDS)[number];
 

@@ -55,6 +55,10 @@ export interface CompensationSpec<A, R> {
 export interface ToolSpec<A = Record<string, unknown>, R = unknown> {
   /** Unique tool name, e.g. `issue_refund` (letters, digits, `_`, `.`, `-`; at most 128). */
   name: string;
+  /**
+   * `read_only` (no effect, no record), `idempotent_by_key` (the remote dedupes by
+   * `Idempotency-Key`) or `unsafe` (no key support: resent on absence only with `settleMs`).
+   */
   kind: ToolKind;
   /** What the tool does, for a model's tool list. */
   description?: string;
@@ -65,7 +69,7 @@ export interface ToolSpec<A = Record<string, unknown>, R = unknown> {
    * idempotency key: free text such as a `reason` must not. Required unless `kind` is `read_only`.
    */
   identity?: Record<string, Canonicaliser>;
-  /** The tool's own timeout per call, ms. */
+  /** The tool's own timeout per call, ms (at most 24 h). `invoke` must honour `ctx.signal`. */
   timeoutMs: number;
   /** How long the remote remembers idempotency keys, ms. Default 24 h. */
   keyRetentionMs?: number;
@@ -103,7 +107,7 @@ export interface ToolSpec<A = Record<string, unknown>, R = unknown> {
    */
   confirmation?(args: A): string | false;
   /**
-   * Settle window, ms: how long after a send the remote may still apply the effect or keep it
+   * Settle window, ms (at most 7 days): how long after a send the remote may still apply the effect or keep it
    * hidden from a probe (its lookup lag, its queue). A probe's "absent" proves absence only when the
    * probe ran at or after the end of the last send plus this window; for a send whose outcome was
    * never written (a crash) the window starts at the send's lease, which is also the
@@ -176,11 +180,14 @@ export function defineTool<A = Record<string, unknown>, R = unknown>(spec: ToolS
       `must be at most ${MAX_SETTLE_MS} ms (7 days); a remote that may take longer has no bound: omit it`,
     );
   }
+  if (spec.resendWhenAbsent !== undefined && typeof spec.resendWhenAbsent !== "boolean") {
+    fail(name, "resendWhenAbsent", "must be true or false");
+  }
   if (spec.kind === "unsafe" && spec.resendWhenAbsent === true && spec.settleMs === undefined) {
     fail(
       name,
       "resendWhenAbsent",
-      "needs settleMs on an unsafe tool (absence proves nothing while the original may still land; DESIGN.md rule 5b)",
+      "needs settleMs on an unsafe tool (absence proves nothing while the original may still land; rule 5 in the README)",
     );
   }
   if (typeof spec.invoke !== "function") fail(name, "invoke", "must be a function");

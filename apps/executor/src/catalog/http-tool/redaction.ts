@@ -70,7 +70,13 @@ function rebuild(error: unknown, text: (t: string) => string, deep: (v: unknown)
     });
   }
   if (isAmbiguousError(error)) {
-    return new AmbiguousError(text(error.message), { code: error.code, httpStatus: error.httpStatus });
+    // Keep what the executor acts on: a 503's Retry-After (no resend before it), a 207's items.
+    return new AmbiguousError(text(error.message), {
+      code: error.code,
+      httpStatus: error.httpStatus,
+      ...(error.body !== undefined ? { body: deep(error.body) } : {}),
+      ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+    });
   }
   if (isNotSentError(error)) return new NotSentError(text(error.message), { code: error.code });
   if (isDeadlineExceededError(error)) {
@@ -82,5 +88,9 @@ function rebuild(error: unknown, text: (t: string) => string, deep: (v: unknown)
   const c = classifyError(error);
   return c.outcome === "FAILED_NO_EFFECT"
     ? new NotSentError(text(c.message), { code: c.code })
-    : new AmbiguousError(text(c.message), { code: c.code, httpStatus: c.httpStatus });
+    : new AmbiguousError(text(c.message), {
+        code: c.code,
+        httpStatus: c.httpStatus,
+        ...(c.retryAfterMs !== undefined ? { retryAfterMs: c.retryAfterMs } : {}),
+      });
 }
