@@ -51,6 +51,14 @@ async function main(): Promise<void> {
     `domain services: Tristate ${env.serviceUrls.tristate}, retry on any error ${env.serviceUrls.retry_any}, never retry ${env.serviceUrls.never_retry}`,
   );
   console.error(`settle windows: ${formatSettle(env.settleMs)}`);
+  // Ctrl-C or a SIGTERM stops the services and the executor and drops the replay's database.
+  const interrupted = (signal: NodeJS.Signals) => {
+    stopping = true;
+    console.error(`${signal}: stopping the replay`);
+    env.close().finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
+  };
+  process.once("SIGINT", interrupted);
+  process.once("SIGTERM", interrupted);
   try {
     const report = await replayTasks(env, tasks, {
       concurrency: args.concurrency,
@@ -71,7 +79,11 @@ async function main(): Promise<void> {
   }
 }
 
+/** True once a signal asked the replay to stop: the tasks cut short then fail quietly. */
+let stopping = false;
+
 main().catch((error: unknown) => {
+  if (stopping) return; // the signal handler exits once everything is closed
   console.error(error);
   process.exit(1);
 });
