@@ -8,7 +8,7 @@ import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import { attemptKey } from "./idempotency-key.ts";
 import type { IntentRecord } from "./intent-store.ts";
 import type { JsonValue } from "./json.ts";
-import { settlesAtForSend, takeOverLease } from "./lease.ts";
+import { settlesAtForSend, storeNow, takeOverLease } from "./lease.ts";
 import { reconcile } from "./reconcile.ts";
 import { effectPhrase, envelopeFor, event, type Runtime } from "./runtime.ts";
 import { sendOnce } from "./send.ts";
@@ -43,7 +43,7 @@ export async function onExisting(
       case "FAILED_NO_EFFECT": {
         if (timeoutMs === null) return envelopeFor(rt, record, true);
         const notBefore = record.error?.retryNotBeforeEpochMs;
-        if (notBefore !== undefined && notBefore > now) {
+        if (notBefore !== undefined && notBefore > (await storeNow(rt))) {
           // The remote asked for time (Retry-After): answer without sending (issue 9 §7).
           return envelopeFor(rt, record, true, "nothing was sent: the remote asked to wait before another try");
         }

@@ -12,7 +12,7 @@ export interface IntentError {
   /** How long the remote asked to wait before trying again (`Retry-After`), ms. */
   retryAfterMs?: number;
   /**
-   * Epoch ms before which nothing is sent again for this record (the answer's time + `retryAfterMs`):
+   * Epoch ms, in the store's clock, before which nothing is sent again for this record (the answer's time + `retryAfterMs`):
    * no resend, no new attempt; a repeat call is answered without sending (issue 9 §7).
    */
   retryNotBeforeEpochMs?: number;

@@ -345,7 +345,7 @@ async function resend(
     );
   }
   const notBefore = record.error?.retryNotBeforeEpochMs;
-  if (notBefore !== undefined && notBefore > now) {
+  if (notBefore !== undefined && notBefore > (await storeNow(rt))) {
     // The remote asked for time (Retry-After): no resend before it (issue 9 §7).
     return stayUnknown(
       rt,

@@ -111,7 +111,8 @@ export async function sendOnce(
         message: redactArgs(tool, record.args, c.message),
         ...(c.httpStatus !== undefined ? { httpStatus: c.httpStatus } : {}),
         ...(c.retryAfterMs !== undefined
-          ? { retryAfterMs: c.retryAfterMs, retryNotBeforeEpochMs: now + c.retryAfterMs }
+          ? // In the store's clock, so every replica honours the same instant (rule 9).
+            { retryAfterMs: c.retryAfterMs, retryNotBeforeEpochMs: (await storeNow(rt)) + c.retryAfterMs }
           : {}),
       };
       setAttributes({ "tristate.outcome": c.outcome, "error.type": c.code });

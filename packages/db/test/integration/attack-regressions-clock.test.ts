@@ -163,6 +163,30 @@ describe("attack regressions: replicas' clocks (real PostgreSQL)", () => {
     }
   });
 
+  describe("B8: Retry-After is one instant for every replica (the store's clock)", () => {
+    for (const status of [503, 429] as const) {
+      it(`${status} with Retry-After: 30 answered to A; B (clock 60 s ahead) repeats the call 1 s later and sends nothing`, async () => {
+        const remote = await remoteFor(true);
+        const tool = refundTool(remote, { timeoutMs: TIMEOUT_MS });
+        const A = timingExecutor(store, [tool]);
+        const B = timingExecutor(store, [tool], { clock: skewedClock(60_000) });
+        const input = nextInput(`ra${status}`);
+        remote.fault({ commit: false, answer: status, headers: { "retry-after": "30" } });
+        const first = await A.call({ ...input, deadline: Deadline.after(5_000) });
+        expect(first.retry_safe).toBe(status === 429);
+        const record = await mustGet(store, first.idempotency_key);
+        const storeNow = await store.clockEpochMs();
+        expect(record.error?.retryNotBeforeEpochMs).toBeGreaterThan(storeNow + 25_000);
+        await sleep(1_000);
+        const postsBefore = remote.posts;
+        const repeat = await B.call({ ...input, deadline: Deadline.after(5_000, skewedClock(60_000)) });
+        expect(remote.posts).toBe(postsBefore);
+        expect(repeat.status).toBe(first.status);
+        expect(remote.effects).toHaveLength(0);
+      });
+    }
+  });
+
   describe("B7/B11: late answers (rule 10)", () => {
     it("B7: a late PARTIAL_EFFECT (207) after a sweeper took the record over and found the effect → UNKNOWN in the human queue (PARTIAL_EFFECT), never SUCCEEDED; the owner's agent is told UNKNOWN; nothing resent", async () => {
       const remote = await remoteFor(true);
