@@ -77,7 +77,7 @@ describe("agents call the executor with plain JSON over HTTP", () => {
     }
     const nul = await stack.post("calls.execute", refund("s4", { reason: "a\u0000b" }));
     expect(nul.status).toBe(400);
-    expect(nul.json.error.data.field).toBe("args");
+    expect(nul.json.error.data.field).toBe("args.reason");
     const malformed = await stack.post("calls.execute", "{not json");
     expect(malformed.status).toBe(400);
     expect(stack.remote.posts).toBe(before);

@@ -6,6 +6,7 @@ import { canonicalIdentity, idempotencyKey } from "./idempotency-key.ts";
 import { ID_PATTERN } from "./ids.ts";
 import type { PlanStep } from "./intent-store.ts";
 import type { Runtime } from "./runtime.ts";
+import { findBadText } from "./text.ts";
 import type { AnyTool } from "./tool.ts";
 
 const ID_RULE = ID_PATTERN;
@@ -105,6 +106,8 @@ export function keyFor(rt: Runtime, input: Omit<CallInput, "deadline" | "confirm
     }
     args = parsed.data;
   }
+  const badText = findBadText(input.args);
+  if (badText) throw new TypeError(`keyFor: ${["args", ...badText.path].join(".")} ${badText.rule}`);
   try {
     return idempotencyKey(input.runId, input.stepId, tool.name, canonicalIdentity(args, tool.identity));
   } catch (error) {

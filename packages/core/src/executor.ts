@@ -20,6 +20,7 @@ import { callReadOnly } from "./read-only.ts";
 import { reconcileKey } from "./reconcile-key.ts";
 import { defaultTracer, effectPhrase, event, loggableArgs, type ProbeOptions, type Runtime } from "./runtime.ts";
 import { type AbortReport, abortRun, type SagaApi, type StepReport, undoStep } from "./saga.ts";
+import { findBadText } from "./text.ts";
 import type { AnyTool } from "./tool.ts";
 
 /** Options of {@link createExecutor}. */
@@ -257,6 +258,12 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
   } else if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return invalidArgs(tool, input.tool, { field: "args", rule: "must be an object" });
   }
+  // Neither the key (canonical JSON) nor PostgreSQL's jsonb takes NUL or a lone surrogate: refuse first.
+  const badText = findBadText(input.args);
+  if (badText) {
+    const field = badText.path.length ? badText.path.join(".") : "args";
+    return invalidArgs(tool, input.tool, { field, rule: badText.rule });
+  }
   // Argument values go on the span only for fields the tool marks loggable.
   const loggable = loggableArgs(tool, args);
   span.setAttributes({
@@ -306,10 +313,6 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
     persistedArgs = toJson(input.args) ?? null;
   } catch {
     return invalidArgs(tool, input.tool, { field: "args", rule: "must be JSON-serialisable" });
-  }
-  if (JSON.stringify(persistedArgs).includes("\\u0000")) {
-    // PostgreSQL's jsonb cannot hold NUL; refuse before anything is written or sent.
-    return invalidArgs(tool, input.tool, { field: "args", rule: "must not contain NUL characters (\\u0000)" });
   }
 
   const callArgs = { persisted: persistedArgs, parsed: args };

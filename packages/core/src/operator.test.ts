@@ -296,6 +296,12 @@ describe("operator actions (operator/) on MemoryIntentStore", () => {
       field: "action",
     });
     expect(await refusal(ex.resolve(input(record, { note: "  " })))).toMatchObject({ field: "note" });
+    for (const note of ["checked\u0000", "checked \ud800"]) {
+      expect(await refusal(ex.resolve(input(record, { note })))).toMatchObject({
+        code: "INVALID_INPUT",
+        field: "note",
+      });
+    }
     expect(await refusal(ex.resolve(input(record, { operatorActionId: "short" })))).toMatchObject({
       field: "operatorActionId",
     });

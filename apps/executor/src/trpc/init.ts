@@ -1,4 +1,5 @@
 import { context as otelContext } from "@opentelemetry/api";
+import { findBadText } from "@tristate/core";
 import type { ApiKeyRole } from "@tristate/db";
 import { initTRPC } from "@trpc/server";
 import { AppError, toTRPCError } from "../app-error.ts";
@@ -46,28 +47,46 @@ const base = t.procedure.use(async ({ ctx, next }) => {
   return result;
 });
 
+/**
+ * Every procedure's raw input, walked deep before its own schema: a string (a value or a property
+ * name, at any depth) with NUL or a lone surrogate is refused with BAD_INPUT naming the field and the
+ * rule — the log's PostgreSQL holds neither, so such input would otherwise fail mid-write (a 500).
+ * It runs after the role check (a caller without a valid key still gets 401/403), before any read or
+ * write, so nothing is written.
+ */
+const wellFormedText = t.middleware(async ({ getRawInput, next }) => {
+  const bad = findBadText(await getRawInput());
+  if (bad) {
+    const field = bad.path.length ? bad.path.join(".") : "input";
+    throw toTRPCError(new AppError("BAD_INPUT", `${field}: ${bad.rule}`, { field }));
+  }
+  return next();
+});
+
 /** No key needed (health of the API itself). */
-export const publicProcedure = base;
+export const publicProcedure = base.use(wellFormedText);
 
 function withRoles(roles: readonly ApiKeyRole[]) {
-  return base.use(({ ctx, next }) => {
-    if (!ctx.auth) {
-      throw toTRPCError(
-        new AppError(
-          "UNAUTHENTICATED",
-          ctx.presentedKey
-            ? "the API key is invalid or revoked"
-            : "an API key is required: Authorization: Bearer <key>",
-        ),
-      );
-    }
-    if (!roles.includes(ctx.auth.role)) {
-      throw toTRPCError(
-        new AppError("FORBIDDEN", `role ${ctx.auth.role} may not do this; it needs one of: ${roles.join(", ")}`),
-      );
-    }
-    return next({ ctx: { ...ctx, auth: ctx.auth } });
-  });
+  return base
+    .use(({ ctx, next }) => {
+      if (!ctx.auth) {
+        throw toTRPCError(
+          new AppError(
+            "UNAUTHENTICATED",
+            ctx.presentedKey
+              ? "the API key is invalid or revoked"
+              : "an API key is required: Authorization: Bearer <key>",
+          ),
+        );
+      }
+      if (!roles.includes(ctx.auth.role)) {
+        throw toTRPCError(
+          new AppError("FORBIDDEN", `role ${ctx.auth.role} may not do this; it needs one of: ${roles.join(", ")}`),
+        );
+      }
+      return next({ ctx: { ...ctx, auth: ctx.auth } });
+    })
+    .use(wellFormedText);
 }
 
 /** Agents calling tools (admins too). */

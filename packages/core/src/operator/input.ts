@@ -2,6 +2,7 @@ import type { Deadline } from "../deadline.ts";
 import type { Envelope } from "../envelope.ts";
 import type { AuditEntry, IntentRecord } from "../intent-store.ts";
 import { OPERATOR_ACTIONS, type OperatorAction } from "../statuses.ts";
+import { textRuleBroken } from "../text.ts";
 import { OperatorActionError } from "./errors.ts";
 
 /** An operator action id: a UUID or 8–100 URL-safe characters (`A–Z a–z 0–9 _ -`). */
@@ -67,6 +68,8 @@ export function validateOperatorActionInput(input: OperatorActionInput): void {
   }
   if (typeof input.note !== "string" || input.note.trim() === "") bad("note", "must not be empty");
   if (input.note.length > MAX_OPERATOR_NOTE_CHARS) bad("note", `must be at most ${MAX_OPERATOR_NOTE_CHARS} characters`);
+  const noteRule = textRuleBroken(input.note);
+  if (noteRule) bad("note", noteRule);
   if (!Number.isInteger(input.expectedVersion) || input.expectedVersion < 1) {
     bad("expectedVersion", "must be an integer ≥ 1");
   }
