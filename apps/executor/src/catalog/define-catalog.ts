@@ -14,6 +14,14 @@ export interface Catalog {
   httpTools?: HttpToolDeclaration[];
   /** Paths of `.json` files of declarative HTTP tools (`[...]` or `{ "httpTools": [...] }`), relative to the module. */
   httpToolFiles?: string[];
+  /**
+   * Hosts the declarative HTTP tools may call; absent: any host the catalog names. An entry is an
+   * exact host (`payments.internal`, `10.0.0.7`, `::1`: called whatever it resolves to), `*.<domain>`
+   * or `*` (hosts under that domain / any host, only while every address it resolves to is public:
+   * not loopback, private, link-local, unique-local, …). Checked when the catalog loads and, after
+   * DNS resolution, before every request (refused: FAILED_NO_EFFECT, `INVALID_ARGUMENTS`).
+   */
+  httpAllowHosts?: string[];
 }
 
 /** A catalog, or a function of the service's validated configuration that returns one. */

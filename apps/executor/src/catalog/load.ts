@@ -5,6 +5,7 @@ import type { AnyTool } from "@tristate/core";
 import type { Env } from "../env.ts";
 import { CatalogError } from "./catalog-error.ts";
 import type { Catalog, CatalogDefinition } from "./define-catalog.ts";
+import { hostPolicy } from "./http-tool/host-policy.ts";
 import { httpTool } from "./http-tool.ts";
 
 export { CatalogError } from "./catalog-error.ts";
@@ -12,8 +13,9 @@ export { CatalogError } from "./catalog-error.ts";
 /**
  * Loads the tool catalog from `configPath` (relative to the working directory): a module
  * (`tristate.config.ts`; the service runs under tsx) whose default export — or named exports — is
- * `{ tools?, httpTools?, httpToolFiles? }` or a function of the validated configuration returning it;
- * or a `.json` file of declarative HTTP tools (`[...]` or `{ "httpTools": [...] }`). Without a path
+ * `{ tools?, httpTools?, httpToolFiles?, httpAllowHosts? }` or a function of the validated configuration
+ * returning it; or a `.json` file of declarative HTTP tools (`[...]` or `{ "httpTools": [...],
+ * "httpAllowHosts"?: [...] }`). Without a path
  * the catalog is empty (the service starts, lists no tools, and says so in its log).
  * @param env the service's configuration, passed to a catalog function.
  * @throws CatalogError naming the tool and the field when the catalog is invalid (bad declaration,
@@ -23,19 +25,23 @@ export { CatalogError } from "./catalog-error.ts";
 export async function loadCatalog(configPath: string | undefined, env?: Env): Promise<AnyTool[]> {
   if (!configPath) return [];
   const path = resolve(process.cwd(), configPath);
-  const catalog = path.endsWith(".json") ? jsonCatalog(await readJson(path), path) : await moduleCatalog(path, env);
+  const catalog = path.endsWith(".json")
+    ? jsonCatalog(await readJson(path), path, true)
+    : await moduleCatalog(path, env);
   return buildCatalog(catalog, dirname(path));
 }
 
 /**
- * Validates a catalog and turns its declarative tools into tools.
+ * Validates a catalog and turns its declarative tools into tools; with `httpAllowHosts`, every
+ * declarative tool's hosts are checked against it now and before each request (see host-policy.ts).
  * @param baseDir folder that `httpToolFiles` are relative to.
  * @throws CatalogError as {@link loadCatalog}.
  */
 export async function buildCatalog(
-  catalog: Catalog | { tools?: unknown; httpTools?: unknown; httpToolFiles?: unknown },
+  catalog: Catalog | { tools?: unknown; httpTools?: unknown; httpToolFiles?: unknown; httpAllowHosts?: unknown },
   baseDir: string = process.cwd(),
 ): Promise<AnyTool[]> {
+  const hosts = hostPolicy(catalog.httpAllowHosts);
   const entries: { tool: AnyTool; where: string }[] = [];
   const tools: unknown = catalog.tools ?? [];
   if (!Array.isArray(tools)) throw new CatalogError(null, "tools", "must be an array of defineTool tools");
@@ -55,12 +61,12 @@ export async function buildCatalog(
   }
   for (const file of files as string[]) {
     const path = resolve(baseDir, file);
-    const list = jsonCatalog(await readJson(path), path).httpTools ?? [];
+    const list = jsonCatalog(await readJson(path), path, false).httpTools ?? [];
     list.forEach((raw, i) => {
       declared.push({ raw, where: `${file}: httpTools.${i}`, index: i });
     });
   }
-  for (const d of declared) entries.push({ tool: httpTool(d.raw, d.index), where: d.where });
+  for (const d of declared) entries.push({ tool: httpTool(d.raw, d.index, { hosts }), where: d.where });
 
   const byName = new Map<string, string>();
   for (const { tool, where } of entries) {
@@ -102,17 +108,34 @@ async function readJson(path: string): Promise<unknown> {
   }
 }
 
-function jsonCatalog(value: unknown, path: string): { httpTools?: unknown[] } {
+/**
+ * A JSON catalog file's contents.
+ * @param topLevel the file is the catalog itself (`TRISTATE_CONFIG`), which may set `httpAllowHosts`;
+ *   a file listed in `httpToolFiles` may not.
+ */
+function jsonCatalog(
+  value: unknown,
+  path: string,
+  topLevel: boolean,
+): { httpTools?: unknown[]; httpAllowHosts?: unknown } {
   if (Array.isArray(value)) return { httpTools: value };
   if (value !== null && typeof value === "object") {
-    const keys = Object.keys(value);
-    const extra = keys.find((k) => k !== "httpTools" && k !== "$schema");
-    if (extra !== undefined) throw new CatalogError(null, extra, `unknown field in ${path} (expected "httpTools")`);
-    const list = (value as { httpTools?: unknown }).httpTools;
+    const known = topLevel ? ["httpTools", "httpAllowHosts", "$schema"] : ["httpTools", "$schema"];
+    const extra = Object.keys(value).find((k) => !known.includes(k));
+    if (extra !== undefined) {
+      const expected = topLevel
+        ? '"httpTools" and "httpAllowHosts"'
+        : '"httpTools"; httpAllowHosts belongs to the catalog';
+      throw new CatalogError(null, extra, `unknown field in ${path} (expected ${expected})`);
+    }
+    const { httpTools: list, httpAllowHosts } = value as { httpTools?: unknown; httpAllowHosts?: unknown };
     if (list !== undefined && !Array.isArray(list)) {
       throw new CatalogError(null, "httpTools", `must be an array in ${path}`);
     }
-    return list === undefined ? {} : { httpTools: list };
+    return {
+      ...(list === undefined ? {} : { httpTools: list }),
+      ...(httpAllowHosts === undefined ? {} : { httpAllowHosts }),
+    };
   }
   throw new CatalogError(null, null, `${path} must hold an array of HTTP tools or { "httpTools": [...] }`);
 }
@@ -136,11 +159,15 @@ async function moduleCatalog(path: string, env: Env | undefined): Promise<Catalo
       throw new CatalogError(null, null, `${path}: its default export is a function, which needs the service's env`);
     def = await def(env);
   }
-  if (def === null || typeof def !== "object" || !("tools" in def || "httpTools" in def || "httpToolFiles" in def)) {
+  if (
+    def === null ||
+    typeof def !== "object" ||
+    !("tools" in def || "httpTools" in def || "httpToolFiles" in def || "httpAllowHosts" in def)
+  ) {
     throw new CatalogError(
       null,
       null,
-      `${path}: must export { tools?, httpTools?, httpToolFiles? } (default or named exports)`,
+      `${path}: must export { tools?, httpTools?, httpToolFiles?, httpAllowHosts? } (default or named exports)`,
     );
   }
   return def;

@@ -47,14 +47,27 @@ export function parseArgs(tool: string, raw: unknown): Args {
   return { fields: out, strict: parsed.data.additionalProperties === false };
 }
 
+/** Values that would make a whole path segment `.`, `..` or empty (see `fillUrl`). */
+const DOT_SEGMENT = /^\.{0,2}$/;
+
 /**
  * The zod schema of the declared arguments (it also yields the JSON Schema of `tools.list`): an
  * object of the declared fields, optional ones `.optional()`, strict when `additionalProperties: false`.
+ * @param segmentFields fields that are a whole path segment of a URL: `.`, `..` and `""` are refused
+ *   there (they would change the path), so such a call fails validation with the field named.
  */
-export function argsSchema(args: Args): ZodType<Record<string, unknown>> {
+export function argsSchema(
+  args: Args,
+  segmentFields: ReadonlySet<string> = new Set(),
+): ZodType<Record<string, unknown>> {
   const shape: Record<string, ZodType> = {};
   for (const [name, p] of args.fields) {
     let schema = fieldSchema(p);
+    if (segmentFields.has(name)) {
+      schema = schema.refine((v) => typeof v !== "string" || !DOT_SEGMENT.test(v), {
+        message: 'must not be ".", ".." or empty: it is a whole path segment of the URL, whose path it would change',
+      });
+    }
     if (p.description) schema = schema.describe(p.description);
     shape[name] = p.required ? schema : schema.optional();
   }

@@ -16,6 +16,7 @@ import {
 import { CatalogError } from "../catalog-error.ts";
 import { assertDone } from "./answers.ts";
 import { argsSchema } from "./arguments.ts";
+import { type HostPolicy, nonPublicRange } from "./host-policy.ts";
 import { type ProbeSpec, runProbe } from "./probes.ts";
 import { redactionFor } from "./redaction.ts";
 import { canonicaliserFor, type HttpToolDeclaration, type ParsedDeclaration } from "./schema.ts";
@@ -24,13 +25,26 @@ import { validateDeclaration } from "./validate.ts";
 
 type Args = Record<string, unknown>;
 
+/** What a catalog imposes on all its declarative tools. */
+export interface HttpToolOptions {
+  /** The catalog's `httpAllowHosts`, when it has one: checked at load time and before every request. */
+  hosts?: HostPolicy | undefined;
+}
+
 /**
  * Turns a declaration into a tool (validating it first).
  * @param index the declaration's position in its catalog, to name a tool without a valid name.
- * @throws CatalogError naming the tool and the field when the declaration is invalid.
+ * @throws CatalogError naming the tool and the field when the declaration is invalid, or names a
+ *   host the catalog's `httpAllowHosts` refuses whatever it resolves to.
  */
-export function httpTool(raw: HttpToolDeclaration | unknown, index = 0): AnyTool {
-  const { declaration: d, args } = validateDeclaration(raw, index);
+export function httpTool(raw: HttpToolDeclaration | unknown, index = 0, options: HttpToolOptions = {}): AnyTool {
+  const { declaration: d, args, segmentFields } = validateDeclaration(raw, index);
+  const { hosts } = options;
+  if (hosts) {
+    checkHost(d.name, "url", d.url, hosts);
+    if (d.keyProbe) checkHost(d.name, "keyProbe.url", d.keyProbe.url, hosts);
+    if (d.identityProbe) checkHost(d.name, "identityProbe.url", d.identityProbe.url, hosts);
+  }
   const loggable: ReadonlySet<string> = new Set(d.loggableFields ?? []);
   const identity = Object.fromEntries(
     Object.entries(d.identity).map(([f, c]) => [f, canonicaliserFor(c) as Canonicaliser]),
@@ -41,6 +55,7 @@ export function httpTool(raw: HttpToolDeclaration | unknown, index = 0): AnyTool
     found: p.found,
     headers: d.headers,
     loggable,
+    hosts,
   });
   const keyProbe = d.keyProbe ? probe("key probe", d.keyProbe) : undefined;
   const identityProbe = d.identityProbe ? probe("identity probe", d.identityProbe) : undefined;
@@ -50,7 +65,7 @@ export function httpTool(raw: HttpToolDeclaration | unknown, index = 0): AnyTool
       name: d.name,
       kind: d.kind,
       ...(d.description !== undefined ? { description: d.description } : {}),
-      args: argsSchema(args),
+      args: argsSchema(args, segmentFields),
       identity,
       timeoutMs: d.timeoutMs,
       ...(d.keyRetentionMs !== undefined ? { keyRetentionMs: d.keyRetentionMs } : {}),
@@ -59,7 +74,7 @@ export function httpTool(raw: HttpToolDeclaration | unknown, index = 0): AnyTool
       ...(d.settleMs !== undefined ? { settleMs: d.settleMs } : {}),
       ...(d.loggableFields !== undefined ? { loggableFields: d.loggableFields } : {}),
       ...(describe ? { describe: (a: Args) => fill(describe, (n) => a[n], false) } : {}),
-      invoke: (a, ctx) => invoke(d, loggable, a, ctx),
+      invoke: (a, ctx) => invoke(d, loggable, hosts, a, ctx),
       ...(keyProbe
         ? { probe: (a: Args, ctx: ProbeContext) => runProbe(keyProbe, a, ctx, { name: "key", value: ctx.clientRef }) }
         : {}),
@@ -97,12 +112,20 @@ export function httpTool(raw: HttpToolDeclaration | unknown, index = 0): AnyTool
  * @throws what `callHttp` throws, and RejectedError / AmbiguousError `PARTIAL_EFFECT` for answers that
  *   mean "no effect" / "partial" (see `assertDone`); all redacted (see `redactionFor`).
  */
-async function invoke(d: ParsedDeclaration, loggable: ReadonlySet<string>, a: Args, ctx: InvokeContext) {
+async function invoke(
+  d: ParsedDeclaration,
+  loggable: ReadonlySet<string>,
+  hosts: HostPolicy | undefined,
+  a: Args,
+  ctx: InvokeContext,
+) {
   const filled = fillUrl(
     d.url,
     (n) => (n === "key" ? ctx.idempotencyKey : a[n]),
     (n) => n !== "key" && !loggable.has(n),
+    `${d.name}: ${d.method}`,
   );
+  await hosts?.check(filled.url, `${d.name}: ${d.method} ${filled.shown}`, ctx.signal);
   const redaction = redactionFor(a, loggable, [filled]);
   const header = d.idempotencyHeader;
   const standardHeader = header === undefined || (header !== null && header.toLowerCase() === "idempotency-key");
@@ -131,6 +154,27 @@ async function invoke(d: ParsedDeclaration, loggable: ReadonlySet<string>, a: Ar
     return res.body ?? { status: res.status };
   } catch (error) {
     throw redaction.error(error);
+  }
+}
+
+/**
+ * Load-time check of a URL template's host (fixed by the catalog) against `httpAllowHosts`: not
+ * listed, or an IP address only a wildcard lists that is not public.
+ * @throws CatalogError naming the tool and `field`.
+ */
+function checkHost(tool: string, field: string, template: string, hosts: HostPolicy): void {
+  const host = new URL(fill(template, () => "x", true)).hostname;
+  const how = hosts.match(host);
+  const listed = `(httpAllowHosts: ${hosts.entries.map((e) => JSON.stringify(e)).join(", ") || "none"})`;
+  if (how === null)
+    throw new CatalogError(tool, field, `host ${JSON.stringify(host)} is not in httpAllowHosts ${listed}`);
+  const range = how === "wildcard" ? nonPublicRange(host) : null;
+  if (range !== null && range !== "unparsable") {
+    throw new CatalogError(
+      tool,
+      field,
+      `host ${JSON.stringify(host)} is a ${range} address, which httpAllowHosts allows only when it lists it exactly ${listed}`,
+    );
   }
 }
 

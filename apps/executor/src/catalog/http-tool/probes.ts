@@ -3,6 +3,7 @@
  * with its "found" rule. Errors name the probe and its URL with non-loggable values redacted.
  */
 import { callHttp, isAmbiguousError, isRejectedError, type ProbeContext, readPath } from "@tristate/core";
+import type { HostPolicy } from "./host-policy.ts";
 import { redactionFor } from "./redaction.ts";
 import type { FoundRule } from "./schema.ts";
 import { fillUrl } from "./url-template.ts";
@@ -18,6 +19,8 @@ export interface ProbeSpec {
   headers: Record<string, string> | undefined;
   /** Argument fields whose values may appear in messages. */
   loggable: ReadonlySet<string>;
+  /** The catalog's `httpAllowHosts`, checked before the GET. */
+  hosts: HostPolicy | undefined;
 }
 
 /**
@@ -28,6 +31,8 @@ export interface ProbeSpec {
  * @returns the evidence (non-null) when found, null when absent.
  * @throws NotSentError, RejectedError or AmbiguousError from the GET, and Error when the answer is
  *   no evidence either way; in every message non-loggable argument values are redacted.
+ * @throws NotSentError `INVALID_ARGUMENTS` before the GET when an argument would change the probe
+ *   URL's path (`fillUrl`) or `httpAllowHosts` refuses its host: a steered probe is no evidence.
  */
 export async function runProbe(
   spec: ProbeSpec,
@@ -39,9 +44,11 @@ export async function runProbe(
     spec.url,
     (n) => (n === special.name ? special.value : args[n]),
     (n) => n !== special.name && !spec.loggable.has(n),
+    `${spec.label} GET`,
   );
   const redaction = redactionFor(args, spec.loggable, [filled]);
   const where = `${spec.label} GET ${filled.shown}`;
+  await spec.hosts?.check(filled.url, where, ctx.signal);
   const read = (status: number, body: unknown): unknown => {
     const answer = readFound(spec.found, status, body);
     if (answer.kind === "no_evidence") throw new Error(redaction.text(`${where}: ${answer.why}`));

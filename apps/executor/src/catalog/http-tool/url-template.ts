@@ -1,7 +1,10 @@
 /**
  * `{name}` templates: URLs (values URL-encoded), effect phrases and compensation arguments; and the
  * redacted form of a filled URL, in which values of non-loggable argument fields stay `{field}`.
+ * A URL's scheme and authority hold no placeholder (checked when the catalog loads, `originPart`),
+ * and no value may change its path's shape (checked on every fill, `fillUrl`).
  */
+import { NotSentError } from "@tristate/core";
 
 /** `{name}` placeholders of a template. */
 const PLACEHOLDER = /\{([^{}]*)\}/g;
@@ -39,16 +42,62 @@ export interface FilledUrl {
 }
 
 /**
- * Fills a URL template and its redacted twin.
+ * The scheme-and-authority part of a URL template: up to the first `/`, `\\`, `?` or `#` after `://`
+ * (the whole template when it has no `://`, or up to the first of those characters).
+ */
+export function originPart(template: string): string {
+  const m = /^[^/\\?#]*:\/\/[^/\\?#]*/.exec(template) ?? /^[^/\\?#]*/.exec(template);
+  return m?.[0] ?? "";
+}
+
+/** The placeholders that are a whole path segment of a URL template on their own (`/customers/{id}/…`). */
+export function wholeSegmentPlaceholders(template: string): string[] {
+  return pathSegments(template).flatMap((segment) => /^\{([^{}]*)\}$/.exec(segment)?.slice(1) ?? []);
+}
+
+/** The segments of a URL template's path (between the authority and `?` / `#`), template text as is. */
+function pathSegments(template: string): string[] {
+  const rest = template.slice(originPart(template).length);
+  const path = rest.slice(0, rest.search(/[?#]|$/));
+  return path.split(/[/\\]/).slice(1);
+}
+
+/** A filled path segment the URL parser would treat as `.` or `..` (`%2E` is a dot to it), or empty. */
+const DOT_OR_EMPTY = /^(?:\.|%2e){0,2}$/i;
+
+/**
+ * Fills a URL template and its redacted twin. No value can change the URL's shape: values are
+ * URL-encoded (`/`, `\\`, `?`, `#`, `&`, `%` included), and a path segment that a value would make
+ * `.`, `..` or empty is refused — URL parsers collapse `.`/`..` segments, and `%2E%2E` too (WHATWG
+ * URL, hence Node's `new URL` that `callHttp` parses every URL with), so encoding cannot save them.
  * @param values the value of each placeholder.
  * @param redacted whether a placeholder's value must not be shown (a non-loggable argument field).
+ * @param label what is sent, for the refusal's message (`notify: POST`, `key probe GET`).
+ * @throws NotSentError `INVALID_ARGUMENTS` naming the placeholders (never their values) when a value
+ *   would change the path's shape or the URL's origin.
  */
 export function fillUrl(
   template: string,
   values: (name: string) => unknown,
   redacted: (name: string) => boolean,
+  label = "GET",
 ): FilledUrl {
+  const refuse = (names: string[], rule: string) =>
+    new NotSentError(`${label} ${template}: ${names.map((n) => `{${n}}`).join("")} ${rule}; not sent`, {
+      code: "INVALID_ARGUMENTS",
+    });
+  for (const segment of pathSegments(template)) {
+    const names = placeholders(segment);
+    if (names.length > 0 && DOT_OR_EMPTY.test(fill(segment, values, true))) {
+      throw refuse(names, 'would make a path segment ".", ".." or empty, which changes the path');
+    }
+  }
   const url = fill(template, values, true);
+  const shape = (u: URL | null) => u && `${u.origin} ${u.username}:${u.password} ${u.pathname.split("/").length}`;
+  const sent = parse(url);
+  if (!sent || shape(sent) !== shape(parse(fill(template, () => "x", true)))) {
+    throw refuse(placeholders(template), "would change the URL's origin or the shape of its path");
+  }
   const names: string[] = [];
   const marked = fill(
     template,

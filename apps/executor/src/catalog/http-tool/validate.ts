@@ -6,13 +6,15 @@ import { CatalogError } from "../catalog-error.ts";
 import { type Args, parseArgs } from "./arguments.ts";
 import { catalogErrorOf } from "./issues.ts";
 import { declarationSchema, type HttpToolDeclaration, type ParsedDeclaration } from "./schema.ts";
-import { placeholders } from "./url-template.ts";
+import { originPart, placeholders, wholeSegmentPlaceholders } from "./url-template.ts";
 
 /** A declaration that passed every check, with its parsed arguments. */
 export interface ValidDeclaration {
   /** The declaration after its schema (defaults filled, method upper-cased). */
   declaration: ParsedDeclaration;
   args: Args;
+  /** Argument fields that are a whole path segment of a URL on their own (`/customers/{id}/notify`). */
+  segmentFields: ReadonlySet<string>;
 }
 
 /**
@@ -69,7 +71,9 @@ export function validateDeclaration(raw: unknown, index: number): ValidDeclarati
       );
     }
   }
-  return { declaration: d, args };
+  const urls = [d.url, d.keyProbe?.url, d.identityProbe?.url].filter((u): u is string => u !== undefined);
+  const segmentFields = new Set(urls.flatMap(wholeSegmentPlaceholders).filter(isArg));
+  return { declaration: d, args, segmentFields };
 }
 
 /**
@@ -83,7 +87,8 @@ export function parseHttpToolDeclaration(raw: unknown, index: number): HttpToolD
 }
 
 /**
- * Checks a URL template: known placeholders only (required argument fields or `specials`), the
+ * Checks a URL template: no placeholder in its scheme or authority (user, password, host, port: they
+ * come from the catalog only), known placeholders only (required argument fields or `specials`), the
  * `mustHave` placeholder present, an absolute http(s) URL once filled in.
  * @throws CatalogError naming `field`.
  */
@@ -95,6 +100,19 @@ function checkUrl(
   specials: string[],
   mustHave?: string,
 ): void {
+  const origin = originPart(template);
+  const inOrigin = placeholders(origin);
+  if (inOrigin.length > 0 || origin.includes("{") || origin.includes("}")) {
+    throw new CatalogError(
+      tool,
+      field,
+      `${inOrigin.map((n) => `{${n}}`).join(", ") || "a placeholder"} is in the URL's scheme or authority (${JSON.stringify(origin)}): ` +
+        "the scheme, user, host and port come from the catalog only; placeholders may fill the path and the query",
+    );
+  }
+  if (!/^https?:\/\/[^/\\?#]/i.test(template)) {
+    throw new CatalogError(tool, field, `must be an absolute http(s) URL template, got ${JSON.stringify(template)}`);
+  }
   const names = placeholders(template);
   for (const name of names) {
     if (specials.includes(name)) continue;
