@@ -82,7 +82,7 @@ function table(keys: ApiKeyInfo[]): string {
       k.id,
       k.role,
       k.name,
-      k.prefix,
+      `${k.prefix}…`, // the start of the secret: ts_<role>_ and 8 characters of its random part
       iso(k.createdAtEpochMs),
       iso(k.lastUsedAtEpochMs),
       k.revokedAtEpochMs === null ? "valid" : `revoked ${iso(k.revokedAtEpochMs)}`,

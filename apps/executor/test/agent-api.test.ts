@@ -128,6 +128,13 @@ describe("admins manage keys through the API", () => {
     expect((await stack.get("tools.list", undefined, secret)).status).toBe(200);
     const listed = await stack.get("keys.list", undefined, stack.keys.admin);
     expect(JSON.stringify(listed.json)).not.toContain(secret);
+    // The prefix is the secret's start with 8 characters of its random part: keys of a role differ.
+    const listedPrefix = (id: string) => listed.json.result.data.find((k: { id: string }) => k.id === id)?.prefix;
+    expect(listedPrefix(info.id)).toMatch(/^ts_agent_[A-Za-z0-9_-]{8}$/);
+    expect(secret.startsWith(listedPrefix(info.id))).toBe(true);
+    const other = (await stack.post("keys.create", { name: "bot-3", role: "agent" }, stack.keys.admin)).json.result
+      .data;
+    expect(other.info.prefix).not.toBe(info.prefix);
     expect((await stack.post("keys.create", { name: "x", role: "agent" }, stack.keys.operator)).status).toBe(403);
     expect((await stack.post("keys.create", { name: "x", role: "root" }, stack.keys.admin)).json.error.data.field).toBe(
       "role",

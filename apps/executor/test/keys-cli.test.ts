@@ -84,6 +84,27 @@ describe("tristate keys", () => {
     expect(missing).toMatchObject({ code: 1, stderr: "tristate: no key with id no-such-id\n" });
   });
 
+  it("list shows enough of each secret to tell keys of one role apart (ts_operator_ was all it showed)", async () => {
+    const made = [];
+    for (const name of ["ops one", "ops two"]) {
+      const res = await tristate(["keys", "create", "--role", "operator", "--name", name, "--json"]);
+      made.push(JSON.parse(res.stdout) as { id: string; prefix: string; secret: string });
+    }
+    const [one, two] = made as [(typeof made)[0], (typeof made)[0]];
+    for (const k of made) {
+      expect(k.prefix).toMatch(/^ts_operator_[A-Za-z0-9_-]{8}$/);
+      expect(k.secret.startsWith(k.prefix)).toBe(true);
+    }
+    expect(one.prefix).not.toBe(two.prefix);
+    const list = await tristate(["keys", "list"]);
+    const row = (id: string) => list.stdout.split("\n").find((line) => line.startsWith(id)) ?? "";
+    expect(row(one.id)).toContain(`${one.prefix}…`);
+    expect(row(two.id)).toContain(`${two.prefix}…`);
+    expect(list.stdout).not.toContain(one.secret);
+    const listed = JSON.parse((await tristate(["keys", "list", "--json"])).stdout) as { id: string; prefix: string }[];
+    expect(listed.find((k) => k.id === two.id)?.prefix).toBe(two.prefix);
+  });
+
   it("bad flags are usage errors naming the flag (exit 2), and nothing is created", async () => {
     const cases: [string[], string][] = [
       [["keys", "create", "--name", "x"], "tristate keys create: --role is required (agent, viewer, operator, admin)"],

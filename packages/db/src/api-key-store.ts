@@ -11,7 +11,11 @@ export interface ApiKeyInfo {
   id: string;
   name: string;
   role: ApiKeyRole;
-  /** First characters of the secret, to recognise it. */
+  /**
+   * First characters of the secret, to recognise it: `ts_<role>_` and the first
+   * {@link KEY_PREFIX_SECRET_CHARS} characters of its random part (keys made before that show only
+   * `ts_<role>_` plus what fitted in 12 characters; they still verify).
+   */
   prefix: string;
   /** Epoch ms. */
   createdAtEpochMs: number;
@@ -19,6 +23,17 @@ export interface ApiKeyInfo {
   lastUsedAtEpochMs: number | null;
   /** Epoch ms, or null while the key is valid. */
   revokedAtEpochMs: number | null;
+}
+
+/**
+ * Characters of a secret's random part kept as its listed prefix: 8 base64url characters (48 of its
+ * 256 bits) tell keys apart, and the 208 bits left unshown keep it unguessable.
+ */
+export const KEY_PREFIX_SECRET_CHARS = 8;
+
+/** The listed prefix of a secret `ts_<role>_<random>`: the role part and {@link KEY_PREFIX_SECRET_CHARS} characters. */
+export function apiKeyPrefix(secret: string, role: ApiKeyRole): string {
+  return secret.slice(0, `ts_${role}_`.length + KEY_PREFIX_SECRET_CHARS);
 }
 
 /** SHA-256 hex of a secret. Keys are 256-bit random, so a fast hash is enough (no password stretching). */
@@ -58,7 +73,7 @@ export class ApiKeyStore {
         name: input.name.trim(),
         role: input.role,
         hash: hashApiKey(secret),
-        prefix: secret.slice(0, 12),
+        prefix: apiKeyPrefix(secret, input.role),
         createdAt: new Date(input.nowEpochMs ?? Date.now()),
       },
     });
