@@ -18,6 +18,12 @@ import {
   z,
 } from "./apps/executor/src/catalog/define-catalog.ts";
 
+/**
+ * A refund amount written as text: 0.01 to 10000.00, digits with at most two decimals (no sign,
+ * exponent, spaces or leading zeros), and not zero.
+ */
+const MONEY_PATTERN = "^(?!0(?:\\.0{1,2})?$)(?:(?:0|[1-9]\\d{0,3})(?:\\.\\d{1,2})?|10000(?:\\.0{1,2})?)$";
+
 export default defineCatalog((env) => {
   const payments = env.TRISTATE_PAYMENTS_URL.replace(/\/+$/, "");
   const mail = env.TRISTATE_MAIL_URL.replace(/\/+$/, "");
@@ -66,10 +72,20 @@ export default defineCatalog((env) => {
       args: {
         type: "object",
         properties: {
-          order_id: { type: "string", minLength: 1, description: "The order to refund, e.g. A-1182" },
-          amount: { type: ["number", "string"], description: "Amount in major units, e.g. 49.90" },
-          currency: { type: "string", minLength: 3, maxLength: 3, description: "ISO 4217 code, e.g. EUR" },
-          reason: { type: "string", description: "Free text for the customer's record" },
+          order_id: { type: "string", minLength: 1, maxLength: 64, description: "The order to refund, e.g. A-1182" },
+          // Money: positive, bounded, at most two decimals. A string (the exact form) must be a plain
+          // decimal from 0.01 to 10000.00: no sign, exponent or third decimal. A number is held to
+          // 0.01–10000 (the declarative format has no multipleOf, so a number's third decimal is not
+          // refused; the key rounds it to two places). -50, 1e300, "1e309" and "1e-400" are refused.
+          amount: {
+            type: ["number", "string"],
+            minimum: 0.01,
+            maximum: 10_000,
+            pattern: MONEY_PATTERN,
+            description: 'Amount in major units, 0.01 to 10000.00 with at most two decimals, e.g. "49.90" or 49.9',
+          },
+          currency: { type: "string", pattern: "^[A-Z]{3}$", description: "ISO 4217 code in capitals, e.g. EUR" },
+          reason: { type: "string", maxLength: 500, description: "Free text for the customer's record" },
         },
         required: ["order_id", "amount", "currency"],
       },
