@@ -1,8 +1,16 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 
 const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().min(1).optional());
 const ms = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
+/** `10.0.0.1`, `::1`, `10.0.0.0/8`, `fd00::/8`. */
+const isAddressOrRange = (entry: string) => {
+  const [address = "", prefix, ...rest] = entry.split("/");
+  const family = isIP(address);
+  if (!family || rest.length) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+};
 
 const schema = z.object({
   /** TCP port of the API. */
@@ -25,6 +33,44 @@ const schema = z.object({
   TRISTATE_DEFAULT_BUDGET_MS: ms(30_000, 3_000, 3_600_000),
   /** Largest request body, bytes (larger → 413). */
   TRISTATE_MAX_BODY_BYTES: ms(1_048_576, 1024, 64 * 1_048_576),
+  /** Most calls one tRPC batch may carry (`?batch=1`); larger batches → 400 naming the limit, nothing run. */
+  TRISTATE_MAX_BATCH_CALLS: ms(20, 1, 1000),
+  /** Largest answer, bytes (a batch's answers together); larger → 413 naming the limit instead. */
+  TRISTATE_MAX_RESPONSE_BYTES: ms(16 * 1_048_576, 1024, 1024 * 1_048_576),
+  /** Time a client has to send a request's headers, ms; then 408 and the connection is closed. */
+  TRISTATE_HEADERS_TIMEOUT_MS: ms(10_000, 100, 600_000),
+  /**
+   * Time a client has to send a whole request, headers and body, ms; then 408 and the connection is
+   * closed. It bounds receiving the request only: a call may run up to its deadline after that.
+   */
+  TRISTATE_REQUEST_TIMEOUT_MS: ms(30_000, 100, 3_600_000),
+  /** How long an idle keep-alive connection stays open between requests, ms. */
+  TRISTATE_KEEP_ALIVE_TIMEOUT_MS: ms(5_000, 100, 600_000),
+  /** Most open client connections; further ones are closed at once (and logged). */
+  TRISTATE_MAX_CONNECTIONS: ms(1000, 1, 1_000_000),
+  /** Failed authentications (bad, revoked or malformed key) one client address may make per window before 429. */
+  TRISTATE_AUTH_FAILURES: ms(10, 1, 100_000),
+  /** The window those failures are counted in, ms. */
+  TRISTATE_AUTH_FAILURE_WINDOW_MS: ms(60_000, 1000, 86_400_000),
+  /** How long an address that went over stays throttled (429 with `Retry-After`) for bad keys, ms. */
+  TRISTATE_AUTH_BLOCK_MS: ms(300_000, 1000, 86_400_000),
+  /**
+   * Comma-separated addresses or CIDR ranges of reverse proxies (e.g. the dashboard's server) whose
+   * `X-Forwarded-For` names the client; absent: the TCP peer is the client and the header is ignored.
+   */
+  TRISTATE_TRUSTED_PROXIES: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .optional()
+      .transform((v) =>
+        (v ?? "")
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .refine((list) => list.every(isAddressOrRange), "each entry must be an IP address or CIDR range"),
+  ),
   /** Sweeper interval, ms (0 disables the sweeper). */
   TRISTATE_SWEEP_INTERVAL_MS: ms(5_000, 0, 3_600_000),
   /** Records one sweeper pass takes. */
@@ -61,6 +107,12 @@ const schema = z.object({
   OTEL_SDK_DISABLED: z.preprocess(emptyAsUndefined, z.stringbool().default(false)),
 });
 
+/** Settings that must agree with each other. */
+const checked = schema.refine((env) => env.TRISTATE_HEADERS_TIMEOUT_MS <= env.TRISTATE_REQUEST_TIMEOUT_MS, {
+  path: ["TRISTATE_HEADERS_TIMEOUT_MS"],
+  message: "must not exceed TRISTATE_REQUEST_TIMEOUT_MS (the whole request includes its headers)",
+});
+
 /** The service's configuration, validated at start. */
 export type Env = z.infer<typeof schema>;
 
@@ -69,7 +121,7 @@ export type Env = z.infer<typeof schema>;
  * @throws Error listing every invalid variable with its rule.
  */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  const parsed = schema.safeParse(source);
+  const parsed = checked.safeParse(source);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new Error(`invalid configuration:\n${lines.join("\n")}`);

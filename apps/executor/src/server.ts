@@ -1,5 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import { batchCallCount, capResponseSize, writeTrpcError } from "./http-limits.ts";
+import { createAuthThrottle } from "./trpc/auth-throttle.ts";
 import { createContext, type Services } from "./trpc/context.ts";
 import { appRouter } from "./trpc/router.ts";
 
@@ -10,16 +12,28 @@ export interface HttpServer {
   inFlight(): number;
 }
 
-/** Builds the HTTP server (not listening yet). `ready()` answers `/readyz`. */
+/**
+ * Builds the HTTP server (not listening yet). `ready()` answers `/readyz`.
+ *
+ * Limits (settings in env.ts): headers within `TRISTATE_HEADERS_TIMEOUT_MS` and the whole request
+ * within `TRISTATE_REQUEST_TIMEOUT_MS` (else 408 and the connection is closed; the answer itself may
+ * take as long as the call's deadline), idle keep-alive connections closed after
+ * `TRISTATE_KEEP_ALIVE_TIMEOUT_MS`, at most `TRISTATE_MAX_CONNECTIONS` connections, bodies up to
+ * `TRISTATE_MAX_BODY_BYTES` (413), batches up to `TRISTATE_MAX_BATCH_CALLS` calls (400), answers up to
+ * `TRISTATE_MAX_RESPONSE_BYTES` (413), and failed keys throttled per client address (429).
+ */
 export function createHttpServer(
   services: Services,
   ready: () => Promise<{ ok: boolean; detail: string }>,
 ): HttpServer {
+  const { env } = services;
+  const throttle = createAuthThrottle(env, () => services.logger);
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: "/trpc/",
-    maxBodySize: services.env.TRISTATE_MAX_BODY_BYTES,
-    createContext: ({ req }) => createContext(services, req),
+    maxBodySize: env.TRISTATE_MAX_BODY_BYTES,
+    maxBatchSize: env.TRISTATE_MAX_BATCH_CALLS,
+    createContext: ({ req, res }) => createContext(services, req, res, throttle),
     onError({ error, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR") services.logger.error({ err: error, path }, "procedure failed");
     },
@@ -28,8 +42,16 @@ export function createHttpServer(
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
   };
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
+  const limits: ServerOptions = {
+    headersTimeout: env.TRISTATE_HEADERS_TIMEOUT_MS,
+    requestTimeout: env.TRISTATE_REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: env.TRISTATE_KEEP_ALIVE_TIMEOUT_MS,
+    // How often Node checks the two timeouts above (its default, 30 s, would stretch them).
+    connectionsCheckingInterval: Math.min(1000, env.TRISTATE_HEADERS_TIMEOUT_MS),
+  };
+  const server = createServer(limits, (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? "/";
+    const path = url.split("?")[0] ?? "/";
     if (path === "/healthz") return json(res, 200, { ok: true });
     if (path === "/readyz") {
       ready().then(
@@ -41,19 +63,51 @@ export function createHttpServer(
     if (!path.startsWith("/trpc/"))
       return json(res, 404, { error: { message: `no route ${path}; the API is under /trpc/` } });
     const declared = Number(req.headers["content-length"] ?? "0");
-    if (declared > services.env.TRISTATE_MAX_BODY_BYTES) {
-      return json(res, 413, {
-        error: {
-          message: `request body over ${services.env.TRISTATE_MAX_BODY_BYTES} bytes`,
-          data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413 },
-        },
-      });
+    if (declared > env.TRISTATE_MAX_BODY_BYTES) {
+      return writeTrpcError(
+        res,
+        413,
+        "PAYLOAD_TOO_LARGE",
+        `request body over ${env.TRISTATE_MAX_BODY_BYTES} bytes (TRISTATE_MAX_BODY_BYTES)`,
+      );
     }
+    // tRPC's own maxBatchSize refuses these too; this answer also names the limit.
+    const calls = batchCallCount(url);
+    if (calls > env.TRISTATE_MAX_BATCH_CALLS) {
+      return writeTrpcError(
+        res,
+        400,
+        "BAD_REQUEST",
+        `a batch may carry at most ${env.TRISTATE_MAX_BATCH_CALLS} calls (TRISTATE_MAX_BATCH_CALLS); this one has ${calls}: split it`,
+        { field: "batch" },
+      );
+    }
+    capResponseSize(res, env.TRISTATE_MAX_RESPONSE_BYTES, (size) => {
+      services.logger.warn({ path, size, limit: env.TRISTATE_MAX_RESPONSE_BYTES }, "answer over the size limit (413)");
+      writeTrpcError(
+        res,
+        413,
+        "PAYLOAD_TOO_LARGE",
+        `the answer would be ${size} bytes, over ${env.TRISTATE_MAX_RESPONSE_BYTES} (TRISTATE_MAX_RESPONSE_BYTES): ask for fewer records or fewer calls per batch`,
+      );
+    });
     inFlight++;
     res.on("close", () => inFlight--);
     trpc(req, res);
   });
-  server.requestTimeout = 0; // calls run up to their deadline; the executor bounds them
-  server.headersTimeout = 30_000;
+  server.maxConnections = env.TRISTATE_MAX_CONNECTIONS;
+  let dropped = 0;
+  let droppedLoggedAt = 0;
+  server.on("drop", () => {
+    dropped++;
+    const now = Date.now();
+    if (now - droppedLoggedAt < 10_000) return; // at most one line per 10 s
+    services.logger.warn(
+      { dropped, limit: env.TRISTATE_MAX_CONNECTIONS },
+      "connection limit reached: closed new connections (TRISTATE_MAX_CONNECTIONS)",
+    );
+    droppedLoggedAt = now;
+    dropped = 0;
+  });
   return { server, inFlight: () => inFlight };
 }

@@ -1,9 +1,11 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Context as OtelContext, propagation, ROOT_CONTEXT } from "@opentelemetry/api";
 import type { ConfirmationTokens, Executor } from "@tristate/core";
 import type { ApiKeyInfo, ApiKeyStore, PrismaIntentStore } from "@tristate/db";
+import { TRPCError } from "@trpc/server";
 import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
+import type { AuthThrottle } from "./auth-throttle.ts";
 
 /** Everything a procedure may use; built once at start. */
 export interface Services {
@@ -28,11 +30,31 @@ export interface Context {
   traceContext: OtelContext;
 }
 
-/** Builds the request context: verifies `Authorization: Bearer <key>` and extracts `traceparent`. */
-export async function createContext(services: Services, req: IncomingMessage): Promise<Context> {
+/**
+ * Builds the request context: verifies `Authorization: Bearer <key>` and extracts `traceparent`.
+ * A key that fails verification counts against the client's address in `throttle`; once the address
+ * is over its limit, the request is refused with 429 and `Retry-After` (a valid key always passes).
+ * @throws TRPCError TOO_MANY_REQUESTS for a failed key from a throttled address.
+ */
+export async function createContext(
+  services: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  throttle: AuthThrottle,
+): Promise<Context> {
   const header = req.headers.authorization;
   const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   const auth = match?.[1] ? await services.keys.verify(match[1]) : null;
+  if (header !== undefined && !auth) {
+    const verdict = await throttle.failed(throttle.clientOf(req));
+    if (verdict.throttled) {
+      res.setHeader("retry-after", String(verdict.retryAfterS));
+      throw new TRPCError({
+        code: "TOO_MANY_REQUESTS",
+        message: `too many failed API keys from this address (over ${services.env.TRISTATE_AUTH_FAILURES} per ${services.env.TRISTATE_AUTH_FAILURE_WINDOW_MS / 1000} s); retry in ${verdict.retryAfterS} s`,
+      });
+    }
+  }
   return {
     services,
     auth,
