@@ -78,7 +78,7 @@ describe("attack regressions: replicas' clocks (real PostgreSQL)", () => {
         const key = ahead.keyFor(input);
         remote.fault({ answer: "reset" }); // committed, then the connection resets before the answer
         const told = await ahead.call({ ...input, deadline: Deadline.after(1000, ahead.clock) });
-        await sweepUntilSettled(sweeper, key, 4);
+        await sweepUntilSettled(sweeper, key, 6);
 
         expect(remote.effects).toHaveLength(1);
         expect(remote.posts).toBe(1);
@@ -120,7 +120,7 @@ describe("attack regressions: replicas' clocks (real PostgreSQL)", () => {
       expect(waiting.settlesAtEpochMs!).toBeGreaterThanOrEqual(sentAt + TIMEOUT_MS + SETTLE_MS);
 
       await waitUntil(() => remote.effects.length === 1, "the late-applied effect");
-      await sweepUntilSettled(correct, key, 3);
+      await sweepUntilSettled(correct, key, 6);
       expect(remote.effects).toHaveLength(1);
       expect(remote.posts).toBe(2);
       expect(await mustGet(store, key)).toMatchObject({ status: "SUCCEEDED", resolution: "found", attempt: 2 });
@@ -154,7 +154,7 @@ describe("attack regressions: replicas' clocks (real PostgreSQL)", () => {
         }
         await waitUntil(() => remote.effects.length === 1, "the late-applied resend");
         if (budgetMs) {
-          await sweepUntilSettled(correct, key, 3);
+          await sweepUntilSettled(correct, key, 6);
           expect(await mustGet(store, key)).toMatchObject({ status: "SUCCEEDED", resolution: "found", attempt: 2 });
         }
         expect(remote.posts).toBe(2);
