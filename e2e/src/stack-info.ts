@@ -9,7 +9,7 @@ export interface StackInfo {
   /** The OTLP/HTTP sink the executor exports spans to. */
   traceSinkUrl: string;
   /** One API key per role (two operators). */
-  keys: { agent: string; viewer: string; operator: string; operator2: string };
+  keys: { agent: string; viewer: string; operator: string; operator2: string; admin: string };
   /** The keys' names, as the dashboard shows them. */
   names: typeof KEY_NAMES;
   tools: typeof TOOLS;
@@ -22,6 +22,7 @@ export const KEY_NAMES = {
   viewer: "vera",
   operator: "ana",
   operator2: "bo",
+  admin: "ada",
 } as const;
 
 /** The catalog's tools: one set per test area, so per-tool counts never mix between tests. */

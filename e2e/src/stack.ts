@@ -143,6 +143,7 @@ async function main() {
       viewer: (await keyStore.create({ name: KEY_NAMES.viewer, role: "viewer" })).secret,
       operator: (await keyStore.create({ name: KEY_NAMES.operator, role: "operator" })).secret,
       operator2: (await keyStore.create({ name: KEY_NAMES.operator2, role: "operator" })).secret,
+      admin: (await keyStore.create({ name: KEY_NAMES.admin, role: "admin" })).secret,
     };
 
     const control = createServer((req, res) => {

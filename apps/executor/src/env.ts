@@ -88,6 +88,10 @@ const schema = z.object({
    * Absent: a random one per process (tokens then die with the process).
    */
   TRISTATE_CONFIRMATION_SECRET: z.preprocess(emptyAsUndefined, z.string().min(16).optional()),
+  /** Dashboard sessions (`sessions.create`): lifetime from sign-in, ms (default 12 h). */
+  TRISTATE_SESSION_TTL_MS: ms(12 * 3_600_000, 60_000, 30 * 86_400_000),
+  /** Dashboard sessions: ended after this long without a call, ms (default 30 min). */
+  TRISTATE_SESSION_IDLE_MS: ms(30 * 60_000, 10_000, 30 * 86_400_000),
   /** pino log level. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** OTLP/HTTP endpoint (standard OpenTelemetry variable); tracing is off when neither is set. */

@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { type AnyTool, createConfirmationTokens, createExecutor } from "@tristate/core";
-import { ApiKeyStore, MIGRATIONS_DIR, openDatabase } from "@tristate/db";
+import { ApiKeyStore, DashboardSessionStore, MIGRATIONS_DIR, openDatabase } from "@tristate/db";
 import { loadCatalog } from "./catalog/load.ts";
 import type { Env } from "./env.ts";
 import { createLogger } from "./logger.ts";
@@ -65,6 +65,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
     executor,
     store: db.store,
     keys,
+    sessions: new DashboardSessionStore(db.store.prisma),
     logger,
     confirmations,
     now: () => executor.clock.nowEpochMs(),

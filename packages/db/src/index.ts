@@ -3,6 +3,11 @@
  * WebAssembly schema engine), and the embedded default database (PGlite).
  */
 export { API_KEY_ROLES, type ApiKeyInfo, type ApiKeyRole, ApiKeyStore, hashApiKey } from "./api-key-store.ts";
+export {
+  DashboardSessionStore,
+  hashSessionId,
+  type SessionLimits,
+} from "./dashboard-session-store.ts";
 export { EmbeddedDatabaseInUseError, type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded-postgres.ts";
 export { type DbEnv, LOCAL_POSTGRES_URL, readDbEnv } from "./env.ts";
 export {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Context as OtelContext, propagation, ROOT_CONTEXT } from "@opentelemetry/api";
 import type { ConfirmationTokens, Executor } from "@tristate/core";
-import type { ApiKeyInfo, ApiKeyStore, PrismaIntentStore } from "@tristate/db";
+import type { ApiKeyInfo, ApiKeyStore, DashboardSessionStore, PrismaIntentStore } from "@tristate/db";
 import { TRPCError } from "@trpc/server";
 import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
@@ -13,6 +13,8 @@ export interface Services {
   executor: Executor;
   store: PrismaIntentStore;
   keys: ApiKeyStore;
+  /** The dashboard's sign-in sessions (`Authorization: Session <id>`). */
+  sessions: DashboardSessionStore;
   logger: Logger;
   /** Issues and verifies confirmation tokens for tools with a confirmation policy. */
   confirmations: ConfirmationTokens;
@@ -43,6 +45,19 @@ export async function createContext(
   throttle: AuthThrottle,
 ): Promise<Context> {
   const header = req.headers.authorization;
+  // A dashboard session (`sessions.create`) acts as its key while valid. Its 256-bit id is not
+  // guessable, and an expired one is routine, so a bad session id is a 401 but no throttled failure.
+  const session = typeof header === "string" ? /^Session\s+(\S+)\s*$/i.exec(header) : null;
+  if (session?.[1]) {
+    const { env } = services;
+    const limits = { ttlMs: env.TRISTATE_SESSION_TTL_MS, idleMs: env.TRISTATE_SESSION_IDLE_MS };
+    return {
+      services,
+      auth: await services.sessions.resolve(session[1], limits, services.now()),
+      presentedKey: true,
+      traceContext: propagation.extract(ROOT_CONTEXT, req.headers),
+    };
+  }
   const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   const auth = match?.[1] ? await services.keys.verify(match[1]) : null;
   if (header !== undefined && !auth) {

@@ -13,6 +13,7 @@ import { resolveQueue } from "../api/queue/resolve.ts";
 import { abortRunProcedure } from "../api/runs/abort.ts";
 import { getRunProcedure } from "../api/runs/get.ts";
 import { planRunProcedure } from "../api/runs/plan.ts";
+import { createSessionProcedure, endSessionProcedure } from "../api/sessions/manage.ts";
 import { listStaleProcedure } from "../api/stale/list.ts";
 import { statsOverviewProcedure } from "../api/stats/overview.ts";
 import { listTools } from "../api/tools/list.ts";
@@ -21,6 +22,7 @@ import { router } from "./init.ts";
 /** The executor's API. The web app imports only its type. */
 export const appRouter = router({
   auth: router({ whoami: whoamiProcedure }),
+  sessions: router({ create: createSessionProcedure, end: endSessionProcedure }),
   tools: router({ list: listTools }),
   calls: router({ execute: executeCall, get: getCall }),
   prompt: router({ rule: promptRule }),

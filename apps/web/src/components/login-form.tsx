@@ -2,9 +2,13 @@
 
 import { type FormEvent, useState } from "react";
 
-/** Posts the key to `/api/session` (which keeps it in an httpOnly cookie), then opens `next`. */
-export function LoginForm({ next }: { next: string }) {
-  const [error, setError] = useState<string | null>(null);
+/**
+ * Posts the key to `/api/session` (which opens a session at the executor and keeps only its id in an
+ * httpOnly cookie), then opens `next` (a path of this dashboard, checked by the login page). Without
+ * JavaScript the form posts the same, with `next`, and the answer redirects there.
+ */
+export function LoginForm({ next, failed = null }: { next: string; failed?: string | null }) {
+  const [error, setError] = useState<string | null>(failed);
   const [busy, setBusy] = useState(false);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
@@ -37,6 +41,7 @@ export function LoginForm({ next }: { next: string }) {
 
   return (
     <form method="post" action="/api/session" onSubmit={submit}>
+      <input type="hidden" name="next" value={next} />
       <label className="field" htmlFor="api-key">
         <span>API key</span>
       </label>

@@ -2,13 +2,21 @@ import type { AppRouter } from "@tristate/executor/router";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import { env } from "~/env";
 
-/** A server-side client of the executor's API acting with `apiKey`. */
-export function executorClient(apiKey: string) {
+/** How a server-side call authenticates: the API key (only at sign-in) or a dashboard session's id. */
+export type Credential = { apiKey: string } | { sessionId: string };
+
+/** The `Authorization` header for a credential (`Bearer <key>` or `Session <id>`). */
+export function authorization(credential: Credential): string {
+  return "apiKey" in credential ? `Bearer ${credential.apiKey}` : `Session ${credential.sessionId}`;
+}
+
+/** A server-side client of the executor's API acting with `credential`. */
+export function executorClient(credential: Credential) {
   return createTRPCClient<AppRouter>({
     links: [
       httpLink({
         url: new URL("/trpc", env.EXECUTOR_URL).toString(),
-        headers: { authorization: `Bearer ${apiKey}` },
+        headers: { authorization: authorization(credential) },
       }),
     ],
   });

@@ -5,26 +5,36 @@ import type { Session } from "~/trpc/types";
 import { executorClient } from "./executor-client";
 import { SESSION_COOKIE } from "./session-cookie";
 
-/** The outcome of checking a key with the executor. */
-export type KeyCheck =
-  | { ok: true; session: Session }
-  | { ok: false; reason: "invalid" | "role" | "unreachable"; message: string };
+/** The outcome of signing in with a key. */
+export type SignIn =
+  | { ok: true; session: Session; sessionId: string; expiresAtEpochMs: number }
+  | { ok: false; reason: "invalid" | "role" | "throttled" | "unreachable"; message: string };
 
-/** Asks the executor who `apiKey` belongs to; only viewer, operator and admin keys may use the dashboard. */
-export async function checkKey(apiKey: string): Promise<KeyCheck> {
+/**
+ * Signs in: the executor's `sessions.create`, called with the key as the bearer (the key's one use),
+ * opens a server-side session and answers its opaque id. Only viewer, operator and admin keys may.
+ */
+export async function openSession(apiKey: string): Promise<SignIn> {
   try {
-    const session = await executorClient(apiKey).auth.whoami.query();
-    if (session.role === "agent") {
+    const made = await executorClient({ apiKey }).sessions.create.mutate();
+    return {
+      ok: true,
+      session: { id: made.id, name: made.name, role: made.role },
+      sessionId: made.sessionId,
+      expiresAtEpochMs: made.expiresAtEpochMs,
+    };
+  } catch (error) {
+    const status = error instanceof TRPCClientError ? (error.data?.httpStatus as number | undefined) : undefined;
+    if (status === 401) return { ok: false, reason: "invalid", message: "This API key is invalid or revoked." };
+    if (status === 403) {
       return {
         ok: false,
         reason: "role",
         message: "This key has the role agent. The dashboard needs a viewer, operator or admin key.",
       };
     }
-    return { ok: true, session };
-  } catch (error) {
-    if (error instanceof TRPCClientError && error.data?.httpStatus === 401) {
-      return { ok: false, reason: "invalid", message: "This API key is invalid or revoked." };
+    if (status === 429) {
+      return { ok: false, reason: "throttled", message: "Too many failed sign-ins from here. Try again later." };
     }
     return {
       ok: false,
@@ -34,19 +44,26 @@ export async function checkKey(apiKey: string): Promise<KeyCheck> {
   }
 }
 
+/** Ends a session at the executor (sign-out). Best effort: an unreachable executor leaves it to expire. */
+export async function endSession(sessionId: string): Promise<void> {
+  await executorClient({ sessionId })
+    .sessions.end.mutate({ sessionId })
+    .catch(() => undefined);
+}
+
 /**
  * The signed-in user of this request, or a redirect to the login page (with `next` set to `path`)
- * when there is no valid session.
+ * when there is no valid session (none, signed out, expired, idle too long, or its key revoked).
  */
 export async function requireSession(path: string): Promise<Session> {
   const jar = await cookies();
-  const apiKey = jar.get(SESSION_COOKIE)?.value;
+  const sessionId = jar.get(SESSION_COOKIE)?.value;
   const login = `/login?next=${encodeURIComponent(path)}`;
-  if (!apiKey) redirect(login);
-  const check = await checkKey(apiKey);
-  if (!check.ok) {
-    if (check.reason === "unreachable") throw new Error(check.message);
-    redirect(login);
+  if (!sessionId) redirect(login);
+  try {
+    return await executorClient({ sessionId }).auth.whoami.query();
+  } catch (error) {
+    if (error instanceof TRPCClientError && error.data?.httpStatus === 401) redirect(login);
+    throw new Error("The executor could not be reached. Try again in a moment.");
   }
-  return check.session;
 }

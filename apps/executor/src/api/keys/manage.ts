@@ -17,7 +17,7 @@ export const createKeyProcedure = adminProcedure
 /** `keys.list` (admin) → every key (never a secret), newest first. */
 export const listKeysProcedure = adminProcedure.query(({ ctx }) => ctx.services.keys.list());
 
-/** `keys.revoke({ id })` (admin) → revokes a key at once. @throws AppError NOT_FOUND for an unknown or already revoked key. */
+/** `keys.revoke({ id })` (admin) → revokes a key at once and ends its dashboard sessions. @throws AppError NOT_FOUND for an unknown or already revoked key. */
 export const revokeKeyProcedure = adminProcedure
   .input(z.object({ id: z.string().uuid("must be a key id (UUID)") }).strict())
   .mutation(async ({ ctx, input }) => {
@@ -26,6 +26,8 @@ export const revokeKeyProcedure = adminProcedure
     if (!(await ctx.services.keys.revoke(input.id))) {
       throw new AppError("NOT_FOUND", `no valid key with id ${input.id}`, { field: "id" });
     }
-    ctx.services.logger.info({ key_id: input.id, by: ctx.auth.name }, "API key revoked");
-    return { id: input.id, revoked: true };
+    // Its dashboard sessions end with it (a revoked key's session is refused anyway).
+    const sessionsEnded = await ctx.services.sessions.endAllForKey(input.id);
+    ctx.services.logger.info({ key_id: input.id, by: ctx.auth.name, sessions_ended: sessionsEnded }, "API key revoked");
+    return { id: input.id, revoked: true, sessionsEnded };
   });

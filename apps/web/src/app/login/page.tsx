@@ -1,13 +1,8 @@
 import type { Metadata } from "next";
 import { LoginForm } from "~/components/login-form";
+import { safeNext } from "~/server/request-guard";
 
 export const metadata: Metadata = { title: "Sign in" };
-
-/** Only same-site paths may follow a login. */
-function safeNext(value: string | string[] | undefined): string {
-  const next = Array.isArray(value) ? value[0] : value;
-  return next?.startsWith("/") && !next.startsWith("//") ? next : "/overview";
-}
 
 export default async function LoginPage({
   searchParams,
@@ -20,7 +15,12 @@ export default async function LoginPage({
       <h1>Tristate operations</h1>
       <div className="panel">
         <p className="muted">Sign in with an API key of role viewer, operator or admin.</p>
-        <LoginForm next={safeNext(params.next)} />
+        <LoginForm
+          next={safeNext(params.next)}
+          failed={
+            params.failed === "1" ? "This API key could not sign in: it is invalid, revoked or of role agent." : null
+          }
+        />
       </div>
     </main>
   );

@@ -1,36 +1,27 @@
 import type { NextRequest } from "next/server";
 import { env } from "~/env";
+import { fromOwnPages } from "~/server/request-guard";
 import { SESSION_COOKIE } from "~/server/session-cookie";
 
 /** Procedure paths as tRPC sends them (`a.b`, or `a.b,c.d` when batched). */
 const PROCEDURE_PATH = /^[A-Za-z0-9_.,]{1,500}$/;
 
-/** A POST's Origin (when the browser sends one) must be this dashboard's own. */
-function sameOrigin(request: NextRequest): boolean {
-  const origin = request.headers.get("origin");
-  if (!origin) return true;
-  try {
-    return new URL(origin).host === request.headers.get("host");
-  } catch {
-    return false;
-  }
-}
-
 type RouteContext = { params: Promise<{ trpc: string }> };
 
 /**
- * Forwards `/api/trpc/<procedure>` to `${EXECUTOR_URL}/trpc/<procedure>` with the session's key as
- * `Authorization: Bearer`; the executor checks the role. POSTs from another origin are refused.
+ * Forwards `/api/trpc/<procedure>` to `${EXECUTOR_URL}/trpc/<procedure>` with the cookie's session id
+ * as `Authorization: Session <id>`: the executor checks the session (expiry, idle timeout, key not
+ * revoked) and the role on every call. POSTs not from the dashboard's own pages are refused.
  */
 async function forward(request: NextRequest, context: RouteContext): Promise<Response> {
   const { trpc } = await context.params;
   if (!PROCEDURE_PATH.test(trpc)) return Response.json({ error: { message: "bad procedure path" } }, { status: 400 });
-  if (request.method === "POST" && !sameOrigin(request)) {
+  if (request.method === "POST" && !fromOwnPages(request)) {
     return Response.json({ error: { message: "cross-origin request refused" } }, { status: 403 });
   }
   const headers = new Headers({ "content-type": "application/json" });
-  const apiKey = request.cookies.get(SESSION_COOKIE)?.value;
-  if (apiKey) headers.set("authorization", `Bearer ${apiKey}`);
+  const sessionId = request.cookies.get(SESSION_COOKIE)?.value;
+  if (sessionId) headers.set("authorization", `Session ${sessionId}`);
   const traceparent = request.headers.get("traceparent");
   if (traceparent) headers.set("traceparent", traceparent);
   const target = new URL(`/trpc/${trpc}${request.nextUrl.search}`, env.EXECUTOR_URL);
