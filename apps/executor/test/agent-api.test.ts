@@ -83,6 +83,27 @@ describe("agents call the executor with plain JSON over HTTP", () => {
     expect(stack.remote.posts).toBe(before);
   });
 
+  it("step ids in the executor's reserved namespace are refused from agents (400 naming stepId; nothing written or sent)", async () => {
+    const before = stack.remote.posts;
+    const exec = await stack.post("calls.execute", refund("s-own"));
+    const key = exec.json.result.data.idempotency_key as string;
+    for (const stepId of [`compensate:${key}`, `correct:${key}`, "compensate:anything"]) {
+      const squat = await stack.post("calls.execute", refund(stepId));
+      expect(squat.status).toBe(400);
+      expect(squat.json.error.data.field).toBe("stepId");
+      expect(squat.json.error.message).toMatch(/reserved/);
+      const plan = await stack.post("runs.plan", { runId: "run-http", steps: [{ stepId, tool: "issue_refund" }] });
+      expect(plan.status).toBe(400);
+      expect(plan.json.error.data.field).toBe("steps.0.stepId");
+    }
+    expect(stack.remote.posts).toBe(before + 1);
+    const run = await stack.get("runs.get", { runId: "run-http" }, stack.keys.viewer);
+    expect(run.status).toBe(200);
+    const steps = (run.json.result.data.records as { stepId: string }[]).map((r) => r.stepId);
+    expect(steps).toContain("s-own");
+    expect(steps.some((s) => s.startsWith("compensate:") || s.startsWith("correct:"))).toBe(false);
+  });
+
   it("absurd deadlines are refused naming the field", async () => {
     const past = await stack.post("calls.execute", {
       ...refund("d1"),

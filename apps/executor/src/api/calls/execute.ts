@@ -2,7 +2,7 @@ import { Deadline, type Envelope } from "@tristate/core";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { agentProcedure } from "../../trpc/init.ts";
-import { idSchema } from "../ids.ts";
+import { agentStepIdSchema, idSchema } from "../ids.ts";
 
 /** Deadlines further ahead than this are refused as absurd rather than capped, ms (24 h). */
 export const ABSURD_DEADLINE_MS = 24 * 3600_000;
@@ -13,7 +13,7 @@ const id = idSchema;
 export const executeInput = z
   .object({
     runId: id,
-    stepId: id,
+    stepId: agentStepIdSchema,
     tool: z.string().min(1, "must not be empty").max(128),
     args: z.record(z.string(), z.unknown()),
     /** The turn's deadline, epoch ms (forward the one deadline of the turn to every call). */

@@ -2,7 +2,7 @@ import { DEFAULT_CONFIRMATION_TTL_MS } from "@tristate/core";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { operatorProcedure } from "../../trpc/init.ts";
-import { idSchema } from "../ids.ts";
+import { agentStepIdSchema, idSchema } from "../ids.ts";
 
 const id = idSchema;
 
@@ -10,7 +10,7 @@ const id = idSchema;
 export const issueConfirmationInput = z
   .object({
     runId: id,
-    stepId: id,
+    stepId: agentStepIdSchema,
     tool: z.string().min(1).max(128),
     args: z.record(z.string(), z.unknown()),
     /** Lifetime of the token, ms (default 15 min, at most 24 h). */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { agentProcedure } from "../../trpc/init.ts";
-import { idSchema } from "../ids.ts";
+import { agentStepIdSchema, idSchema } from "../ids.ts";
 
 const id = idSchema;
 
@@ -10,7 +10,7 @@ export const planRunInput = z
   .object({
     runId: id,
     steps: z
-      .array(z.object({ stepId: id, tool: z.string().min(1).max(128) }).strict())
+      .array(z.object({ stepId: agentStepIdSchema, tool: z.string().min(1).max(128) }).strict())
       .min(1)
       .max(500),
   })
