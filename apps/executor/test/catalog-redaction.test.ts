@@ -168,3 +168,36 @@ describe("a rebuilt error keeps what the executor acts on", () => {
     );
   });
 });
+
+describe("declarative secretFields", () => {
+  const withPin = (over: Record<string, unknown>) =>
+    crmTool("optout", {
+      args: [
+        { name: "email", type: "string", minLength: 3 },
+        { name: "list_id", type: "string" },
+        { name: "pin", type: "string" },
+      ],
+      ...over,
+    });
+  const refusal = (over: Record<string, unknown>) =>
+    buildCatalog({ httpTools: [withPin(over)] }).then(
+      () => "built",
+      (e: unknown) => (e as Error).message,
+    );
+
+  it("are declared on the tool, and redacted from messages whatever their length, even equal to a loggable value", async () => {
+    const [tool] = await buildCatalog({ httpTools: [withPin({ secretFields: ["pin", "email"] })] });
+    expect(tool?.secretFields).toEqual(["pin", "email"]);
+    const r = redactionFor({ pin: "42", list_id: "42", email: "a@b.example" }, new Set(["list_id"]), [], ["pin"]);
+    expect(r.text("list 42 refused pin 42 for a@b.example")).toBe("list {pin} refused pin {pin} for {email}");
+  });
+
+  it("a field that is not an argument, or that is also loggable, is refused naming it", async () => {
+    expect(await refusal({ secretFields: ["card"] })).toBe(
+      'catalog: tool "crm_optout": secretFields.0: "card" is not an argument field',
+    );
+    expect(await refusal({ secretFields: ["pin", "list_id"] })).toBe(
+      'catalog: tool "crm_optout": secretFields.1: "list_id" is secret, so it can never be loggable, but loggableFields has "list_id": remove one of them',
+    );
+  });
+});

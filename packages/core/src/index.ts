@@ -92,9 +92,10 @@ export {
 } from "./operator/index.ts";
 export { isRefusedUnderKey, type RefusedUnderKey, refusedUnderKey } from "./probe-answer.ts";
 export type { ProbeAnswer, ProbeRerunReport } from "./probe-rerun.ts";
-export { redactArgs } from "./redact.ts";
+export { redactArgs, redactSecrets } from "./redact.ts";
 export type { ProbeOptions } from "./runtime.ts";
 export type { AbortReport, StepOutcome, StepReport } from "./saga.ts";
+export { maskSecret, SECRET_LAST4_FROM_CHARS, SECRET_MASK, type SecretMasker, secretMasker } from "./secrets.ts";
 export {
   INTENT_STATUSES,
   type IntentStatus,

@@ -131,6 +131,19 @@ export interface ToolSpec<A = Record<string, unknown>, R = unknown> {
   resendWhenAbsent?: boolean;
   /** Argument fields whose values may appear in logs and spans (default: none). */
   loggableFields?: string[];
+  /**
+   * Argument fields holding secrets (dot paths into the arguments, e.g. `card_number` or
+   * `payment.card.number`; a path covers everything under it). Default: none.
+   *
+   * The record keeps the real value (a resend needs it), but the read API masks it for every role
+   * but `admin` (see `maskSecrets`): at its path in the arguments and in the identity, and wherever
+   * the value appears in a result, compensation, error, event or audit snapshot (`***` followed by the
+   * last 4 characters for a value of 12 characters or more, e.g. `***1111` for a card number; `***`
+   * otherwise). Stored error messages never contain it (`{field}` stands in, see `redactArgs`), nor do
+   * logs and spans. A secret field can never be loggable: {@link defineTool} refuses a path that is,
+   * contains or lies under one of `loggableFields`.
+   */
+  secretFields?: string[];
 }
 
 /** A validated tool, as the executor holds it. */
@@ -152,6 +165,39 @@ const MAX_SETTLE_MS = 7 * 24 * 3600_000;
 
 function fail(tool: string, field: string, rule: string): never {
   throw new TypeError(`defineTool(${JSON.stringify(tool)}): ${field} ${rule}`);
+}
+
+/** A dot path: non-empty segments separated by dots. */
+function isDotPath(field: unknown): field is string {
+  return typeof field === "string" && field !== "" && field.split(".").every((p) => p !== "");
+}
+
+/** True when one path is the other or lies under it. */
+function overlaps(a: string, b: string): boolean {
+  return a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
+}
+
+/** `secretFields`: dot paths, none repeated, none overlapping a loggable field. */
+function checkSecretFields(name: string, secret: unknown, loggable: unknown): void {
+  if (loggable !== undefined && (!Array.isArray(loggable) || !loggable.every((f) => typeof f === "string"))) {
+    fail(name, "loggableFields", "must be an array of argument field names (dot paths)");
+  }
+  if (secret === undefined) return;
+  if (!Array.isArray(secret)) fail(name, "secretFields", "must be an array of argument field names (dot paths)");
+  const seen = new Set<string>();
+  for (const [i, field] of secret.entries()) {
+    if (!isDotPath(field)) fail(name, `secretFields.${i}`, "must be a dot path (e.g. card_number or card.number)");
+    if (seen.has(field)) fail(name, `secretFields.${i}`, `"${field}" is listed twice`);
+    seen.add(field);
+    const clash = ((loggable as string[] | undefined) ?? []).find((f) => overlaps(f, field));
+    if (clash !== undefined) {
+      fail(
+        name,
+        `secretFields.${i}`,
+        `"${field}" is secret, so it can never be loggable, but loggableFields has "${clash}": remove one of them`,
+      );
+    }
+  }
 }
 
 /**
@@ -199,6 +245,7 @@ export function defineTool<A = Record<string, unknown>, R = unknown>(spec: ToolS
     if (typeof canon !== "function") fail(name, `identity.${field}`, "must be a canonicaliser function (see canon)");
     if (field === "" || field.split(".").some((p) => p === "")) fail(name, `identity.${field}`, "must be a dot path");
   }
+  checkSecretFields(name, spec.secretFields, spec.loggableFields);
   if (spec.kind !== "read_only" && Object.keys(identity).length === 0) {
     fail(name, "identity", "must declare at least one field for a side-effecting tool");
   }

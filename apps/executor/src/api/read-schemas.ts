@@ -1,5 +1,5 @@
 import { INTENT_EVENT_TYPES, INTENT_STATUSES, RESOLUTIONS } from "@tristate/core";
-import { type ArgsRedactor, QueryInputError } from "@tristate/db";
+import { QueryInputError } from "@tristate/db";
 import { z } from "zod";
 import { AppError } from "../app-error.ts";
 
@@ -20,7 +20,7 @@ export const intentSummarySchema = z.object({
   runId: z.string(),
   stepId: z.string(),
   tool: z.string(),
-  /** The persisted original arguments (redacted fields masked — issue 5). */
+  /** The persisted arguments; values of the tool's `secretFields` masked for every role but admin (`secrets.ts`). */
   args: z.json(),
   identity: z.record(z.string(), z.string()),
   status: z.enum(INTENT_STATUSES),
@@ -55,12 +55,6 @@ export const timelineEventSchema = z.object({
   atEpochMs: z.number(),
   data: z.record(z.string(), z.json()),
 });
-
-/**
- * How the read API rewrites arguments before they leave the service. The hook for issue 5's
- * redaction (mask fields a tool marks secret); today arguments are shown as stored.
- */
-export const redactArgs: ArgsRedactor | undefined = undefined;
 
 /**
  * Runs a read query, turning its input errors into BAD_INPUT naming the field.

@@ -1,5 +1,6 @@
 import type { AuditEntry, IntentPatch, IntentRecord, OperatorStore } from "../intent-store.ts";
 import type { JsonObject } from "../json.ts";
+import { redactSecrets } from "../redact.ts";
 import { envelopeFor, event, type Runtime } from "../runtime.ts";
 import { OperatorActionError } from "./errors.ts";
 import type { OperatorActionInput, OperatorActionResult } from "./input.ts";
@@ -15,6 +16,7 @@ export type AuditedChange =
  * The audited change every operator action makes: compare-and-set of the record (its version), a
  * `human_action` event and the audit row, in one transaction through the {@link OperatorStore}.
  * A repeated operatorActionId is answered from its audit row; a stale version is refused with the winner.
+ * Values of the tool's `secretFields` in the note are stored as `{field}` (event and audit row).
  * @param now - epoch ms.
  * @param eventExtra - fields added to the `human_action` event (e.g. `toStatus`, `attempt`, `compensation`).
  * @returns the applied change, or the answer to give instead (a replay).
@@ -29,6 +31,7 @@ export async function applyAudited(
   patch: IntentPatch,
   eventExtra: JsonObject,
 ): Promise<AuditedChange> {
+  const note = redactSecrets(rt.tools.get(record.tool), record.args, input.note);
   const applied = await store.applyOperatorAction({
     key: record.key,
     expectedVersion: record.version,
@@ -38,7 +41,7 @@ export async function applyAudited(
         action: input.action,
         actor: input.actor.name,
         actorKeyId: input.actor.keyId,
-        note: input.note,
+        note,
         operatorActionId: input.operatorActionId,
         fromStatus: record.status,
         ...eventExtra,
@@ -50,7 +53,7 @@ export async function applyAudited(
       actorKeyId: input.actor.keyId,
       actorName: input.actor.name,
       action: input.action,
-      note: input.note,
+      note,
     },
   });
   if (applied.kind === "duplicate") return { kind: "answered", result: await replay(rt, applied.audit, input) };

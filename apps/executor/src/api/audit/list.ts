@@ -2,6 +2,7 @@ import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
 import { intentRecordSchema, operatorActionSchema, operatorStoreOf, recordOut } from "../operator-support.ts";
+import { maskerFor, maskRecord } from "../secrets.ts";
 
 /** Input of `audit.list` (all optional). */
 export const auditListInput = z
@@ -44,7 +45,10 @@ export const auditEntrySchema = z.object({
 /** Output of `audit.list`. */
 export const auditListOutput = z.object({ entries: z.array(auditEntrySchema), nextCursor: z.string().nullable() });
 
-/** `audit.list` (viewer): operator actions, newest first, filtered; cursor pagination. */
+/**
+ * `audit.list` (viewer): operator actions, newest first, filtered; cursor pagination. Secret argument
+ * values are masked in the before/after snapshots and the note for every role but admin.
+ */
 export const listAudit = viewerProcedure
   .input(auditListInput)
   .output(auditListOutput)
@@ -60,7 +64,15 @@ export const listAudit = viewerProcedure
         limit: input?.limit ?? 50,
       });
       return {
-        entries: page.entries.map((e) => ({ ...e, before: recordOut(e.before), after: recordOut(e.after) })),
+        entries: page.entries.map((e) => {
+          const masker = maskerFor(ctx, e.tool, e.before.args, e.after.args);
+          return {
+            ...e,
+            note: masker.text(e.note),
+            before: maskRecord(masker, recordOut(e.before)),
+            after: maskRecord(masker, recordOut(e.after)),
+          };
+        }),
         nextCursor: page.nextCursor,
       };
     } catch (error) {

@@ -2,7 +2,8 @@ import { getIntent } from "@tristate/db";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
-import { intentDetailRecordSchema, redactArgs, runReadQuery, timelineEventSchema } from "../read-schemas.ts";
+import { intentDetailRecordSchema, runReadQuery, timelineEventSchema } from "../read-schemas.ts";
+import { maskerFor, maskRecord } from "../secrets.ts";
 
 /** Input of `intents.get`: an idempotency key. */
 export const getIntentInput = z
@@ -16,16 +17,20 @@ export const getIntentOutput = z.object({
 });
 
 /**
- * `intents.get({ key })` → the record (result included) and its event timeline.
+ * `intents.get({ key })` → the record (result included) and its event timeline, secret argument
+ * values masked for every role but admin (in the record and in every event).
  * @throws AppError NOT_FOUND (field `key`) when no record has this key.
  */
 export const getIntentProcedure = viewerProcedure
   .input(getIntentInput)
   .output(getIntentOutput)
   .query(async ({ ctx, input }) => {
-    const detail = await runReadQuery(() =>
-      getIntent(ctx.services.store.prisma, input.key, { ...(redactArgs ? { redact: redactArgs } : {}) }),
-    );
+    const detail = await runReadQuery(() => getIntent(ctx.services.store.prisma, input.key));
     if (!detail) throw new AppError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
-    return detail;
+    const masker = maskerFor(ctx, detail.record.tool, detail.record.args);
+    if (!masker.active) return detail;
+    return {
+      record: maskRecord(masker, detail.record),
+      events: detail.events.map((e) => ({ ...e, data: masker.value(e.data) })),
+    };
   });

@@ -1,7 +1,8 @@
 import { intentFiltersSchema, listIntents, MAX_LIST_LIMIT } from "@tristate/db";
 import { z } from "zod";
 import { viewerProcedure } from "../../trpc/init.ts";
-import { intentSummarySchema, redactArgs, runReadQuery } from "../read-schemas.ts";
+import { intentSummarySchema, runReadQuery } from "../read-schemas.ts";
+import { maskedRecord } from "../secrets.ts";
 
 /** Input of `intents.list`: filters (all optional, ANDed), the previous page's cursor, a page size. */
 export const listIntentsInput = z
@@ -23,22 +24,20 @@ export const listIntentsOutput = z.object({
 
 /**
  * `intents.list({ filters?, cursor?, limit? })` → a page of intent records, newest first (keyset
- * pagination on created time and key: no duplicates or gaps across pages).
+ * pagination on created time and key: no duplicates or gaps across pages). Secret argument values
+ * are masked for every role but admin.
  * @throws AppError BAD_INPUT naming the field (e.g. `cursor` for a forged cursor).
  */
 export const listIntentsProcedure = viewerProcedure
   .input(listIntentsInput.optional())
   .output(listIntentsOutput)
-  .query(({ ctx, input }) =>
-    runReadQuery(() =>
-      listIntents(
-        ctx.services.store.prisma,
-        {
-          ...(input?.filters ? { filters: input.filters } : {}),
-          ...(input?.cursor !== undefined ? { cursor: input.cursor } : {}),
-          ...(input?.limit !== undefined ? { limit: input.limit } : {}),
-        },
-        { ...(redactArgs ? { redact: redactArgs } : {}) },
-      ),
-    ),
-  );
+  .query(async ({ ctx, input }) => {
+    const page = await runReadQuery(() =>
+      listIntents(ctx.services.store.prisma, {
+        ...(input?.filters ? { filters: input.filters } : {}),
+        ...(input?.cursor !== undefined ? { cursor: input.cursor } : {}),
+        ...(input?.limit !== undefined ? { limit: input.limit } : {}),
+      }),
+    );
+    return { ...page, items: page.items.map((r) => maskedRecord(ctx, r)) };
+  });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { operatorProcedure } from "../../trpc/init.ts";
 import { keySchema, operatorErrorToAppError } from "../operator-support.ts";
+import { maskerFor, seesSecrets } from "../secrets.ts";
 
 /** Input of `probe.rerun`. */
 export const probeRerunInput = z.object({ key: keySchema }).strict();
@@ -30,7 +31,7 @@ export const probeRerunOutput = z.object({
  * `probe.rerun({ key })` (operator, admin): runs the tool's key and identity probes once each, now,
  * and shows their answers. Read-only: the record and its timeline are not changed (settle a found
  * effect with `queue.resolve` → `confirm_effect`). Errors: unknown key → NOT_FOUND; tool not in the
- * catalog → CONFLICT.
+ * catalog → CONFLICT. Secret argument values in the probes' answers are masked for every role but admin.
  */
 export const rerunProbe = operatorProcedure
   .input(probeRerunInput)
@@ -42,7 +43,9 @@ export const rerunProbe = operatorProcedure
         { idempotency_key: input.key, operator: ctx.auth.name, answers: report.probes.map((p) => p.answer) },
         "probe.rerun",
       );
-      return report;
+      if (seesSecrets(ctx.auth)) return report;
+      const record = await ctx.services.store.get(input.key);
+      return maskerFor(ctx, report.tool, record?.args).value(report);
     } catch (error) {
       throw operatorErrorToAppError(error);
     }

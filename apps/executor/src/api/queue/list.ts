@@ -3,6 +3,7 @@ import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
 import { operatorStoreOf } from "../operator-support.ts";
+import { maskerFor } from "../secrets.ts";
 
 /** Input of `queue.list` (all optional). */
 export const queueListInput = z
@@ -50,7 +51,10 @@ export const queueItemSchema = z.object({
 /** Output of `queue.list`. */
 export const queueListOutput = z.object({ items: z.array(queueItemSchema), nextCursor: z.string().nullable() });
 
-/** `queue.list` (viewer): records waiting for a human (`needs_human`), oldest first, with what may be done. */
+/**
+ * `queue.list` (viewer): records waiting for a human (`needs_human`), oldest first, with what may be
+ * done. Secret argument values are masked for every role but admin (in the effect, identity, error).
+ */
 export const listQueue = viewerProcedure
   .input(queueListInput)
   .output(queueListOutput)
@@ -82,7 +86,7 @@ export const listQueue = viewerProcedure
           const parts = Object.entries(record.identity).map(([k, v]) => `${k}=${v}`);
           if (parts.length) effect = `${record.tool} (${parts.join(", ")})`;
         }
-        return {
+        const item = {
           key: record.key,
           tool: record.tool,
           kind: tool?.kind ?? null,
@@ -105,6 +109,8 @@ export const listQueue = viewerProcedure
           hasIdentityProbe: Boolean(tool?.probeByIdentity),
           traceId: record.traceId,
         };
+        const masker = maskerFor(ctx, record.tool, record.args);
+        return masker.active ? { ...masker.value(item), identity: masker.identity(item.identity) } : item;
       }),
       nextCursor: page.nextCursor,
     };

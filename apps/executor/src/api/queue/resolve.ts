@@ -9,6 +9,7 @@ import {
   operatorStoreOf,
   recordOut,
 } from "../operator-support.ts";
+import { maskerFor, maskRecord } from "../secrets.ts";
 
 /** Input of `queue.resolve`: one operator action on a record waiting for a human. */
 export const resolveInput = z
@@ -57,6 +58,7 @@ export const resolveOutput = z.object({
  * Errors: unknown key → NOT_FOUND; not waiting for a human → CONFLICT naming the state; stale
  * version → CONFLICT with `detail.winner { by, actor, action, at, note }`; compensate, resend of a
  * read-only tool, a reused operatorActionId → CONFLICT; invalid input → BAD_REQUEST naming the field.
+ * Secret argument values are masked in the answer for every role but admin.
  */
 export const resolveQueue = operatorProcedure
   .input(resolveInput)
@@ -79,9 +81,10 @@ export const resolveQueue = operatorProcedure
         },
         "queue.resolve",
       );
+      const masker = maskerFor(ctx, res.record.tool, res.record.args);
       return {
-        record: recordOut(res.record),
-        envelope: { ...res.envelope },
+        record: maskRecord(masker, recordOut(res.record)),
+        envelope: masker.value({ ...res.envelope }),
         replayed: res.replayed,
         keyExpired: res.keyExpired,
         warnings: res.warnings,
@@ -91,7 +94,7 @@ export const resolveQueue = operatorProcedure
           actor: res.audit.actorName,
           action: res.audit.action,
           at: res.audit.atEpochMs,
-          note: res.audit.note,
+          note: masker.text(res.audit.note),
         },
       };
     } catch (error) {

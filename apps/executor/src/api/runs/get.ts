@@ -3,7 +3,8 @@ import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
 import { idSchema } from "../ids.ts";
-import { intentSummarySchema, redactArgs, runReadQuery } from "../read-schemas.ts";
+import { intentSummarySchema, runReadQuery } from "../read-schemas.ts";
+import { maskedRecord } from "../secrets.ts";
 
 /** Input of `runs.get`: an agent run id. */
 export const getRunInput = z.object({ runId: idSchema }).strict();
@@ -17,16 +18,15 @@ export const getRunOutput = z.object({
 });
 
 /**
- * `runs.get({ runId })` → the run's intent records, oldest first.
+ * `runs.get({ runId })` → the run's intent records, oldest first; secret argument values masked for
+ * every role but admin.
  * @throws AppError NOT_FOUND (field `runId`) when the run has no records.
  */
 export const getRunProcedure = viewerProcedure
   .input(getRunInput)
   .output(getRunOutput)
   .query(async ({ ctx, input }) => {
-    const run = await runReadQuery(() =>
-      getRun(ctx.services.store.prisma, input.runId, { ...(redactArgs ? { redact: redactArgs } : {}) }),
-    );
+    const run = await runReadQuery(() => getRun(ctx.services.store.prisma, input.runId));
     if (!run) throw new AppError("NOT_FOUND", `no intent records for run ${input.runId}`, { field: "runId" });
-    return run;
+    return { ...run, records: run.records.map((r) => maskedRecord(ctx, r)) };
   });

@@ -1,7 +1,8 @@
 import { listStale } from "@tristate/db";
 import { z } from "zod";
 import { viewerProcedure } from "../../trpc/init.ts";
-import { intentSummarySchema, redactArgs, runReadQuery } from "../read-schemas.ts";
+import { intentSummarySchema, runReadQuery } from "../read-schemas.ts";
+import { maskedRecord } from "../secrets.ts";
 
 /** Input of `stale.list`. */
 export const listStaleInput = z
@@ -17,16 +18,19 @@ export const listStaleOutput = z.object({
   total: z.number(),
 });
 
-/** `stale.list({ limit? })` → PENDING records past their deadline now, with their age past it (ms). */
+/**
+ * `stale.list({ limit? })` → PENDING records past their deadline now, with their age past it (ms);
+ * secret argument values masked for every role but admin.
+ */
 export const listStaleProcedure = viewerProcedure
   .input(listStaleInput.optional())
   .output(listStaleOutput)
-  .query(({ ctx, input }) =>
-    runReadQuery(() =>
-      listStale(
-        ctx.services.store.prisma,
-        { nowEpochMs: ctx.services.now(), ...(input?.limit !== undefined ? { limit: input.limit } : {}) },
-        { ...(redactArgs ? { redact: redactArgs } : {}) },
-      ),
-    ),
-  );
+  .query(async ({ ctx, input }) => {
+    const list = await runReadQuery(() =>
+      listStale(ctx.services.store.prisma, {
+        nowEpochMs: ctx.services.now(),
+        ...(input?.limit !== undefined ? { limit: input.limit } : {}),
+      }),
+    );
+    return { ...list, items: list.items.map((r) => maskedRecord(ctx, r)) };
+  });

@@ -55,6 +55,7 @@ export function httpTool(raw: HttpToolDeclaration | unknown, index = 0, options:
     found: p.found,
     headers: d.headers,
     loggable,
+    secret: d.secretFields ?? [],
     hosts,
   });
   const keyProbe = d.keyProbe ? probe("key probe", d.keyProbe) : undefined;
@@ -73,6 +74,7 @@ export function httpTool(raw: HttpToolDeclaration | unknown, index = 0, options:
       ...(d.resendWhenAbsent !== undefined ? { resendWhenAbsent: d.resendWhenAbsent } : {}),
       ...(d.settleMs !== undefined ? { settleMs: d.settleMs } : {}),
       ...(d.loggableFields !== undefined ? { loggableFields: d.loggableFields } : {}),
+      ...(d.secretFields !== undefined ? { secretFields: d.secretFields } : {}),
       ...(describe ? { describe: (a: Args) => fill(describe, (n) => a[n], false) } : {}),
       invoke: (a, ctx) => invoke(d, loggable, hosts, a, ctx),
       ...(keyProbe
@@ -126,7 +128,7 @@ async function invoke(
     `${d.name}: ${d.method}`,
   );
   await hosts?.check(filled.url, `${d.name}: ${d.method} ${filled.shown}`, ctx.signal);
-  const redaction = redactionFor(a, loggable, [filled]);
+  const redaction = redactionFor(a, loggable, [filled], d.secretFields);
   const header = d.idempotencyHeader;
   const standardHeader = header === undefined || (header !== null && header.toLowerCase() === "idempotency-key");
   const callCtx: HttpCallContext = {

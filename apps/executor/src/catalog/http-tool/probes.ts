@@ -19,6 +19,8 @@ export interface ProbeSpec {
   headers: Record<string, string> | undefined;
   /** Argument fields whose values may appear in messages. */
   loggable: ReadonlySet<string>;
+  /** Secret argument fields: redacted whatever their length (see `redactArgs`). */
+  secret: readonly string[];
   /** The catalog's `httpAllowHosts`, checked before the GET. */
   hosts: HostPolicy | undefined;
 }
@@ -46,7 +48,7 @@ export async function runProbe(
     (n) => n !== special.name && !spec.loggable.has(n),
     `${spec.label} GET`,
   );
-  const redaction = redactionFor(args, spec.loggable, [filled]);
+  const redaction = redactionFor(args, spec.loggable, [filled], spec.secret);
   const where = `${spec.label} GET ${filled.shown}`;
   await spec.hosts?.check(filled.url, where, ctx.signal);
   const read = (status: number, body: unknown): unknown => {

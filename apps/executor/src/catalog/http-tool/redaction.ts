@@ -35,14 +35,16 @@ export interface Redaction {
  * @param args the call's arguments; every value of a field not in `loggable` is searched for raw,
  *   URL-encoded, form-encoded and JSON-escaped (case-insensitively; `redactArgs` from @tristate/core).
  * @param urls the URLs the call filled (see `fillUrl`), replaced first and exactly.
+ * @param secret the tool's `secretFields`: their values are redacted whatever their length.
  */
 export function redactionFor(
   args: Record<string, unknown>,
   loggable: ReadonlySet<string>,
   urls: FilledUrl[],
+  secret: readonly string[] = [],
 ): Redaction {
   const pairs = urls.flatMap((u) => u.forms).sort((a, b) => b[0].length - a[0].length);
-  const tool = { loggableFields: [...loggable] };
+  const tool = { loggableFields: [...loggable], secretFields: [...secret] };
   const text = (input: string): string => {
     let out = input;
     for (const [sent, shown] of pairs) out = out.split(sent).join(shown);

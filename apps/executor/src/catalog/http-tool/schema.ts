@@ -282,6 +282,12 @@ export const declarationSchema = z
      * other fields are replaced by `{field}` in every error the tool throws.
      */
     loggableFields: z.array(z.string()).optional(),
+    /**
+     * Argument fields holding secrets (e.g. a card number): the read API masks their values for every
+     * role but admin (`***` and the last 4 characters of a value of 12 or more, else `***`), and they
+     * are redacted from every stored message whatever their length. A secret field is never loggable.
+     */
+    secretFields: z.array(z.string()).optional(),
     /** Statuses (4xx/5xx) the remote documents as "refused before work" (FAILED_NO_EFFECT). */
     noEffectStatuses: z.array(z.number().int().min(400).max(599)).optional(),
     /**

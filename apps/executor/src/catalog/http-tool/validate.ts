@@ -50,6 +50,19 @@ export function validateDeclaration(raw: unknown, index: number): ValidDeclarati
   for (const [i, f] of (d.loggableFields ?? []).entries()) {
     if (!isArg(f)) throw new CatalogError(d.name, `loggableFields.${i}`, `"${f}" is not an argument field`);
   }
+  for (const [i, f] of (d.secretFields ?? []).entries()) {
+    if (!isArg(f.split(".")[0] ?? "")) {
+      throw new CatalogError(d.name, `secretFields.${i}`, `"${f}" is not an argument field`);
+    }
+    const clash = (d.loggableFields ?? []).find((l) => l === f || l.startsWith(`${f}.`) || f.startsWith(`${l}.`));
+    if (clash !== undefined) {
+      throw new CatalogError(
+        d.name,
+        `secretFields.${i}`,
+        `"${f}" is secret, so it can never be loggable, but loggableFields has "${clash}": remove one of them`,
+      );
+    }
+  }
   if (d.clientRefField && isArg(d.clientRefField)) {
     throw new CatalogError(d.name, "clientRefField", `"${d.clientRefField}" is already an argument field`);
   }

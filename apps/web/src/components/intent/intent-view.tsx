@@ -7,7 +7,6 @@ import { useCanOperate } from "~/components/session-context";
 import { ErrorState, Loading, NoResults } from "~/components/states";
 import { StatusBadge } from "~/components/status-badge";
 import { formatDuration, formatJson, formatTime } from "~/lib/format";
-import { maskSecrets } from "~/lib/mask";
 import { runPath } from "~/lib/search";
 import { resolutionLabel } from "~/lib/status";
 import { buildTraceUrl } from "~/lib/trace-url";
@@ -37,7 +36,7 @@ function CopyButton({ text }: { text: string }) {
 }
 
 function EventItem({ event }: { event: TimelineEvent }) {
-  const data = maskSecrets(event.data) as Record<string, unknown>;
+  const data = event.data as Record<string, unknown>;
   const who = typeof data.actorName === "string" ? data.actorName : typeof data.actor === "string" ? data.actor : null;
   const why = typeof data.note === "string" ? data.note : null;
   return (
@@ -57,7 +56,7 @@ function EventItem({ event }: { event: TimelineEvent }) {
   );
 }
 
-/** One intent record: facts, arguments (secrets masked), timeline, compensation, probes, trace link. */
+/** One intent record: facts, arguments (secrets masked by the executor), timeline, compensation, probes, trace link. */
 export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string; traceUrlTemplate: string }) {
   const trpc = useTRPC();
   const canOperate = useCanOperate();
@@ -138,19 +137,15 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
         </dl>
       </section>
       <h2>Arguments</h2>
-      <pre>{formatJson(maskSecrets(record.args))}</pre>
+      <pre>{formatJson(record.args)}</pre>
       {record.hasResult ? (
         <>
           <h2>Result</h2>
-          <pre>{formatJson(maskSecrets(record.result))}</pre>
+          <pre>{formatJson(record.result)}</pre>
         </>
       ) : null}
       <h2>Compensation</h2>
-      {record.compensation ? (
-        <pre>{formatJson(maskSecrets(record.compensation))}</pre>
-      ) : (
-        <p className="muted">None registered.</p>
-      )}
+      {record.compensation ? <pre>{formatJson(record.compensation)}</pre> : <p className="muted">None registered.</p>}
       {canOperate ? (
         <section className="panel" aria-label="Probes">
           <button type="button" onClick={() => probe.mutate({ key: record.key })} disabled={probe.isPending}>
@@ -170,7 +165,7 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
                     {p.probe} probe: <strong>{p.answer}</strong> in {formatDuration(p.durationMs)}
                     {p.absenceCounts ? "" : " (after key retention: “absent” proves nothing)"}
                     {p.message ? ` — ${p.message}` : ""}
-                    {p.found !== undefined ? <pre>{formatJson(maskSecrets(p.found))}</pre> : null}
+                    {p.found !== undefined ? <pre>{formatJson(p.found)}</pre> : null}
                   </li>
                 ))}
               </ul>

@@ -5,7 +5,6 @@ import { createColumnHelper } from "@tanstack/react-table";
 import { type Columns, DataTable } from "~/components/data-table";
 import { ErrorState, Loading, NoResults } from "~/components/states";
 import { formatJson } from "~/lib/format";
-import { maskSecrets } from "~/lib/mask";
 import { httpStatusOf, useTRPC } from "~/trpc/react";
 import type { IntentSummary } from "~/trpc/types";
 import { intentColumns } from "./intent-columns";
@@ -24,7 +23,7 @@ const columns: Columns<IntentSummary & { order: number }> = [
       return (
         <details>
           <summary>{comp.tool ?? "registered"}</summary>
-          <pre>{formatJson(maskSecrets(comp))}</pre>
+          <pre>{formatJson(comp)}</pre>
         </details>
       );
     },
