@@ -77,7 +77,7 @@ export class ApiKeyStore {
         createdAt: new Date(input.nowEpochMs ?? Date.now()),
       },
     });
-    return { info: toInfo(row), secret };
+    return { info: toApiKeyInfo(row), secret };
   }
 
   /** The valid (not revoked) key with this secret, or null. Records its last use (at most once a minute). */
@@ -89,12 +89,12 @@ export class ApiKeyStore {
     if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > 60_000) {
       await this.#prisma.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
     }
-    return toInfo(row);
+    return toApiKeyInfo(row);
   }
 
   /** All keys, newest first. */
   async list(): Promise<ApiKeyInfo[]> {
-    return (await this.#prisma.apiKey.findMany({ orderBy: { createdAt: "desc" } })).map(toInfo);
+    return (await this.#prisma.apiKey.findMany({ orderBy: { createdAt: "desc" } })).map(toApiKeyInfo);
   }
 
   /** Number of keys, revoked ones included. */
@@ -112,7 +112,8 @@ export class ApiKeyStore {
   }
 }
 
-function toInfo(row: {
+/** An `api_keys` row as the port's {@link ApiKeyInfo} (times in epoch ms); the one mapper of key rows. */
+export function toApiKeyInfo(row: {
   id: string;
   name: string;
   role: string;

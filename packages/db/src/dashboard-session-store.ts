@@ -1,5 +1,5 @@
-import { createHash, randomBytes, randomUUID } from "node:crypto";
-import type { ApiKeyInfo, ApiKeyRole } from "./api-key-store.ts";
+import { randomBytes, randomUUID } from "node:crypto";
+import { type ApiKeyInfo, hashApiKey, toApiKeyInfo } from "./api-key-store.ts";
 import type { PrismaClient } from "./generated/prisma/client.ts";
 
 /** How long sessions live: an absolute lifetime and an idle timeout, both ms. */
@@ -13,9 +13,9 @@ export interface SessionLimits {
 /** Session ids look like `tss_<43 base64url characters>` (256 random bits). */
 const SESSION_ID = /^tss_[A-Za-z0-9_-]{43}$/;
 
-/** SHA-256 hex of a session id (256 random bits: a fast hash is enough). */
+/** SHA-256 hex of a session id (256 random bits: a fast hash is enough, as for keys). */
 export function hashSessionId(sessionId: string): string {
-  return createHash("sha256").update(sessionId, "utf8").digest("hex");
+  return hashApiKey(sessionId);
 }
 
 /**
@@ -73,16 +73,7 @@ export class DashboardSessionStore {
         data: { lastSeenAt: new Date(nowEpochMs) },
       });
     }
-    const key = row.key;
-    return {
-      id: key.id,
-      name: key.name,
-      role: key.role as ApiKeyRole,
-      prefix: key.prefix,
-      createdAtEpochMs: key.createdAt.getTime(),
-      lastUsedAtEpochMs: key.lastUsedAt?.getTime() ?? null,
-      revokedAtEpochMs: null,
-    };
+    return toApiKeyInfo(row.key);
   }
 
   /** Ends a session (sign-out). @returns whether there was one to end. */
