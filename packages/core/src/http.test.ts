@@ -9,6 +9,7 @@ import { Deadline } from "./deadline.ts";
 import { AmbiguousError, NotSentError, RejectedError } from "./errors.ts";
 import { callHttp, IDEMPOTENCY_KEY_HEADER, REQUEST_DEADLINE_HEADER } from "./http.ts";
 import { invokeTracked } from "./invoke-tracker.ts";
+import { Cleanup } from "./testing/cleanup.ts";
 
 // Real loopback sockets only: node:http / node:net servers on 127.0.0.1, port 0.
 
@@ -20,22 +21,8 @@ interface Seen {
   remotePort: number | undefined;
 }
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function track(server: net.Server): void {
-  const sockets = new Set<net.Socket>();
-  server.on("connection", (socket: net.Socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  cleanups.push(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-}
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
 
 /** An HTTP server whose handler gets the request with its body already read. */
 async function httpServer(
@@ -61,7 +48,7 @@ async function httpServer(
     });
   });
   server.keepAliveTimeout = 10_000;
-  track(server);
+  cleanup.server(server);
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as net.AddressInfo;
@@ -89,7 +76,7 @@ async function rawServer(
       onRequest(socket, raw);
     });
   });
-  track(server);
+  cleanup.server(server);
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as net.AddressInfo;
@@ -107,7 +94,7 @@ async function freePort(): Promise<number> {
 
 function agent(options: Agent.Options = {}): Agent {
   const a = new Agent(options);
-  cleanups.push(() => a.destroy());
+  cleanup.add(null, () => a.destroy());
   return a;
 }
 
@@ -144,7 +131,7 @@ describe("callHttp: before the request is sent → NotSentError", () => {
   it("TLS handshake cut by a reset: NotSent from undici's signal, although the cause says ECONNRESET", async () => {
     // By shape alone ECONNRESET is UNKNOWN; undici never published sendHeaders, so nothing was sent.
     const server = net.createServer((socket) => socket.resetAndDestroy());
-    track(server);
+    cleanup.server(server);
     server.listen(0, "127.0.0.1");
     await once(server, "listening");
     const { port } = server.address() as net.AddressInfo;
@@ -183,7 +170,7 @@ describe("callHttp: before the request is sent → NotSentError", () => {
       release = () => res.end("first");
     });
     const client = new Client(server.origin); // one connection, no pipelining
-    cleanups.push(() => client.destroy());
+    cleanup.add(null, () => client.destroy());
     const first = callHttp({ timeoutMs: 5000 }, { method: "GET", url: `${server.origin}/first`, dispatcher: client });
     while (server.seen.length === 0) await sleep(5);
 
@@ -527,7 +514,7 @@ describe("field-t03 / rule 11: callHttp judges 'not sent' for the whole invoke (
       release = () => res.end("first");
     });
     const client = new Client(server.origin); // one connection, no pipelining
-    cleanups.push(() => client.destroy());
+    cleanup.add(null, () => client.destroy());
     // The connection is busy with a request of another call (outside this invoke).
     const first = callHttp({ timeoutMs: 5000 }, { method: "GET", url: `${server.origin}/first`, dispatcher: client });
     while (server.seen.length === 0) await sleep(5);

@@ -10,29 +10,16 @@ import { classifyInvokeFailure } from "./classify-invoke.ts";
 import { AmbiguousError, NotSentError } from "./errors.ts";
 import { callHttp } from "./http.ts";
 import { type InvokeAttempt, invokeTracked } from "./invoke-tracker.ts";
+import { Cleanup } from "./testing/cleanup.ts";
 
 // Real loopback sockets only (node:net / node:http servers on 127.0.0.1, port 0). DESIGN.md rule 11,
 // issue 9 §3: "was anything written?" is answered for the whole invoke, not for its last attempt.
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function track(server: net.Server): void {
-  const sockets = new Set<net.Socket>();
-  server.on("connection", (socket: net.Socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  cleanups.push(async () => {
-    for (const socket of sockets) socket.destroy();
-    if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-}
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
 
 async function listen(server: net.Server): Promise<string> {
-  track(server);
+  cleanup.server(server);
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   return `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
@@ -141,13 +128,13 @@ function failed<T>(attempt: InvokeAttempt<T>): Extract<InvokeAttempt<T>, { ok: f
 
 function agent(): Agent {
   const a = new Agent({ keepAliveTimeout: 4_000 });
-  cleanups.push(() => a.destroy());
+  cleanup.add(null, () => a.destroy());
   return a;
 }
 
 function httpAgent(options: http.AgentOptions = {}): http.Agent {
   const a = new http.Agent(options);
-  cleanups.push(() => a.destroy());
+  cleanup.add(null, () => a.destroy());
   return a;
 }
 
@@ -323,7 +310,7 @@ describe("requests still in flight when the invoke ends count as written (when u
   it("an undici request queued behind a busy connection, not yet written, makes a NotSent invoke UNKNOWN", async () => {
     const server = await okServer();
     const client = new Client(server.origin); // one connection, no pipelining
-    cleanups.push(() => client.destroy());
+    cleanup.add(null, () => client.destroy());
     const busy = client.request({ path: "/hold", method: "GET" }); // another call's request, outside the invoke
     while (server.seen.length === 0) await sleep(5);
 

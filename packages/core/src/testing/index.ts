@@ -1,5 +1,6 @@
 /** Test helpers for `@tristate/core` and stores that implement its port. Not for production use. */
 
+export { Cleanup } from "./cleanup.ts";
 export { describeExecutorScenarios } from "./executor-scenarios.ts";
 export { FakeClock } from "./fake-clock.ts";
 export {

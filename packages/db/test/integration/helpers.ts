@@ -115,28 +115,8 @@ export function spawnChild(point: CrashPoint, config: ChildConfig): Child {
   };
 }
 
-/** Cleanups registered during a test, run last-in-first-out; every one runs even when one fails. */
-export class Cleanup {
-  #tasks: (() => Promise<unknown> | unknown)[] = [];
-
-  /** Registers `fn` and returns `value` (for `const x = cleanup.add(await make(), () => x.close())`). */
-  add<T>(value: T, fn: (value: T) => Promise<unknown> | unknown): T {
-    this.#tasks.push(() => fn(value));
-    return value;
-  }
-
-  async run(): Promise<void> {
-    const errors: unknown[] = [];
-    for (const task of this.#tasks.splice(0).reverse()) {
-      try {
-        await task();
-      } catch (error) {
-        errors.push(error);
-      }
-    }
-    if (errors.length) throw new AggregateError(errors, "cleanup failed");
-  }
-}
+/** The shared cleanup stack of the test helpers (kill children, close pools and remotes, drop databases). */
+export { Cleanup } from "@tristate/core/testing";
 
 /** Waits until `condition()` holds, polling every `everyMs`; throws after `timeoutMs`. */
 export async function waitUntil(
