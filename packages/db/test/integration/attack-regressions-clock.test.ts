@@ -16,11 +16,17 @@ import { randomUUID } from "node:crypto";
 import { type AnyTool, Deadline, type Executor, sweepStale } from "@tristate/core";
 import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PrismaOperatorStore } from "../../src/operator-store.ts";
-import { PrismaIntentStore } from "../../src/prisma-intent-store.ts";
-import { createTestDatabase, type TestDatabase } from "../../src/test-database.ts";
+import type { PrismaOperatorStore } from "../../src/operator-store.ts";
+import type { PrismaIntentStore } from "../../src/prisma-intent-store.ts";
 import { Cleanup, sleep, sleepPast, waitUntil } from "./helpers.ts";
-import { mustGet, refund, skewedClock, sweepKey, timingExecutor } from "./reconciliation-timing.support.ts";
+import {
+  freshStores,
+  mustGet,
+  refund,
+  skewedClock,
+  sweepKey,
+  timingExecutor,
+} from "./reconciliation-timing.support.ts";
 
 const AHEAD = [100, 2000, 60_000];
 const BEHIND_MS = -60_000;
@@ -34,12 +40,8 @@ describe("attack regressions: replicas' clocks (real PostgreSQL)", () => {
   let ops: PrismaOperatorStore;
   let n = 0;
 
-  // A database of its own per test: a sweeper pass takes every due record, and another test's record
-  // must never be reconciled with this test's tool (against this test's remote).
   beforeEach(async () => {
-    const db: TestDatabase = cleanup.add(await createTestDatabase(), (d) => d.drop());
-    store = cleanup.add(new PrismaIntentStore({ databaseUrl: db.url, poolSize: 4 }), (s) => s.close());
-    ops = new PrismaOperatorStore(store.prisma);
+    ({ store, ops } = await freshStores(cleanup));
   });
   afterEach(() => cleanup.run());
 

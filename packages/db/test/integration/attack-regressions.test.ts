@@ -28,11 +28,10 @@ import {
 } from "@tristate/core";
 import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PrismaOperatorStore } from "../../src/operator-store.ts";
-import { PrismaIntentStore } from "../../src/prisma-intent-store.ts";
-import { createTestDatabase, type TestDatabase } from "../../src/test-database.ts";
+import type { PrismaOperatorStore } from "../../src/operator-store.ts";
+import type { PrismaIntentStore } from "../../src/prisma-intent-store.ts";
 import { Cleanup, sleep, sleepPast } from "./helpers.ts";
-import { mustGet, refund, sweepKey, timingExecutor } from "./reconciliation-timing.support.ts";
+import { freshStores, mustGet, refund, sweepKey, timingExecutor } from "./reconciliation-timing.support.ts";
 
 const ACTOR = { keyId: "key-ops", name: "ops" };
 /** How soon the sweeper re-checks a record waiting in the human queue (production: 5 min). */
@@ -124,12 +123,8 @@ describe("attack regressions: evidence and the human queue (real PostgreSQL)", (
   let ops: PrismaOperatorStore;
   let n = 0;
 
-  // A database of its own per test: a sweeper pass takes every due record, and another test's record
-  // must never be reconciled with this test's tool (against this test's remote).
   beforeEach(async () => {
-    const db: TestDatabase = cleanup.add(await createTestDatabase(), (d) => d.drop());
-    store = cleanup.add(new PrismaIntentStore({ databaseUrl: db.url, poolSize: 4 }), (s) => s.close());
-    ops = new PrismaOperatorStore(store.prisma);
+    ({ store, ops } = await freshStores(cleanup));
   });
   afterEach(() => cleanup.run());
 

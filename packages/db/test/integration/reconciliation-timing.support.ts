@@ -15,6 +15,10 @@ import {
   systemClock,
 } from "@tristate/core";
 import { expect } from "vitest";
+import { PrismaOperatorStore } from "../../src/operator-store.ts";
+import { PrismaIntentStore } from "../../src/prisma-intent-store.ts";
+import { createTestDatabase } from "../../src/test-database.ts";
+import type { Cleanup } from "./helpers.ts";
 
 /**
  * Probe rounds at +0, +50 and +150 ms: the "probe window" these tests vary lag, latency and skew
@@ -70,4 +74,15 @@ export async function eventTypes(store: IntentStore, key: string): Promise<strin
 /** The probe events of a timeline as `{ probe, round, answer }` (plus `match` for attribution verdicts). */
 export function probeEvents(events: StoredIntentEvent[]) {
   return events.filter((e) => e.type === "probe");
+}
+
+/**
+ * A database of its own for one test, with its intent and operator stores (registered with
+ * `cleanup`): a sweeper pass takes every due record, so another test's record must never be
+ * reconciled with this test's tool against this test's remote.
+ */
+export async function freshStores(cleanup: Cleanup): Promise<{ store: PrismaIntentStore; ops: PrismaOperatorStore }> {
+  const db = cleanup.add(await createTestDatabase(), (d) => d.drop());
+  const store = cleanup.add(new PrismaIntentStore({ databaseUrl: db.url, poolSize: 4 }), (s) => s.close());
+  return { store, ops: new PrismaOperatorStore(store.prisma) };
 }
