@@ -1,16 +1,13 @@
-import { storedArgsForHooks } from "./call-input.ts";
-import { registeredCompensation } from "./compensation.ts";
 import type { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
 import { afterWrite, type ReconcileTrigger, stayUnknown, toHuman } from "./human-queue.ts";
-import { attemptKey } from "./idempotency-key.ts";
 import type { IntentEvent, IntentRecord } from "./intent-store.ts";
-import { toJson } from "./json.ts";
 import { settlesAtForLease, settlesAtForSend, storeNow } from "./lease.ts";
 import { judgeIdentityMatch, type ProbeKind, runProbe } from "./probing.ts";
 import { envelopeFor, event, inSpan, type Runtime } from "./runtime.ts";
-import { foundAfterAbort, sendOnce } from "./send.ts";
+import { sendOnce } from "./send.ts";
+import { sentOnceUnderWireKey, settleFound, settleRefused } from "./settle.ts";
 import type { ReasonCode } from "./statuses.ts";
 import type { AnyTool } from "./tool.ts";
 
@@ -239,86 +236,6 @@ async function settleWait(
   if (tool.settleMs === undefined) return "never";
   const settlesAt = record.settlesAtEpochMs ?? (settlesAtForLease(tool, await storeNow(rt)) as number);
   return lastRoundAt >= settlesAt ? null : settlesAt;
-}
-
-async function settleFound(
-  rt: Runtime,
-  record: IntentRecord,
-  tool: AnyTool | undefined,
-  found: unknown,
-  events: IntentEvent[],
-): Promise<Envelope> {
-  const now = rt.clock.nowEpochMs();
-  let result: ReturnType<typeof toJson>;
-  try {
-    result = toJson(found);
-  } catch {
-    result = { found: String(found) };
-  }
-  const updated = await rt.store.update(
-    record.key,
-    record.version,
-    {
-      status: "SUCCEEDED",
-      result,
-      resolution: "found",
-      // Found after its run was aborted: the effect stays in the queue, to be compensated.
-      ...(record.needsHuman && record.error?.code === "RUN_ABORTED"
-        ? { needsHuman: true, error: foundAfterAbort() }
-        : { needsHuman: false, error: null }),
-      finishedAtEpochMs: now,
-      settlesAtEpochMs: null,
-      ...(record.compensation && tool
-        ? { compensation: registeredCompensation(tool, storedArgsForHooks(tool, record.args), result) }
-        : {}),
-    },
-    [...events, event(rt, record.key, "outcome", { outcome: "SUCCEEDED", resolution: "found" })],
-    now,
-  );
-  return afterWrite(rt, record.key, updated, events);
-}
-
-/**
- * True when the record's current wire key has been sent exactly once (by this attempt): the key's
- * first attempt is 1 for the record's own key, n for `attemptKey(key, n)`. Resends keep the key
- * and bump the attempt, so afterwards this is false.
- */
-function sentOnceUnderWireKey(record: IntentRecord): boolean {
-  return record.sentKey === null ? record.attempt === 1 : record.sentKey === attemptKey(record.key, record.attempt);
-}
-
-/**
- * The key probe read back the remote's own refusal of this key's request: the original was
- * processed and did nothing. FAILED_NO_EFFECT, the refusal kept (the agent may try again: a new
- * attempt travels under a fresh key, since the remote has an answer stored under this one).
- */
-async function settleRefused(
-  rt: Runtime,
-  record: IntentRecord,
-  tool: AnyTool,
-  answer: { detail: string; httpStatus?: number },
-  events: IntentEvent[],
-): Promise<Envelope> {
-  const now = rt.clock.nowEpochMs();
-  const updated = await rt.store.update(
-    record.key,
-    record.version,
-    {
-      status: "FAILED_NO_EFFECT",
-      error: {
-        code: "REJECTED",
-        message: `the remote's record of this request shows it was refused: ${answer.detail}`,
-        ...(answer.httpStatus !== undefined ? { httpStatus: answer.httpStatus } : {}),
-      },
-      needsHuman: false,
-      resolution: null,
-      finishedAtEpochMs: now,
-      settlesAtEpochMs: null,
-    },
-    [...events, event(rt, record.key, "outcome", { outcome: "FAILED_NO_EFFECT", code: "REJECTED", via: "key_probe" })],
-    now,
-  );
-  return afterWrite(rt, record.key, updated, events);
 }
 
 async function resend(
