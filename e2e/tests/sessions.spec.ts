@@ -72,8 +72,11 @@ test("revoking a key ends its dashboard sessions at once", async ({ page }) => {
   expect(revoked.status).toBe(200);
   expect(revoked.json.result.data.sessionsEnded).toBe(1);
   expect((await page.request.get("/api/trpc/queue.list?input=%7B%7D")).status()).toBe(401);
-  await page.reload();
-  await expect(page).toHaveURL(/\/login\?next=%2Fqueue/);
+  // A fresh tab with the same (now dead) cookie: the open tab may itself be navigating to the login page
+  // already (its polling got the 401), so reloading it would race that navigation.
+  const again = await page.context().newPage();
+  await again.goto("/queue");
+  await expect(again).toHaveURL(/\/login\?next=%2Fqueue/);
 });
 
 test("login CSRF: a cross-site page cannot swap an operator's session for another key", async ({ page }) => {
