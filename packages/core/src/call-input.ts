@@ -109,7 +109,7 @@ export function keyFor(rt: Runtime, input: Omit<CallInput, "deadline" | "confirm
   const badText = findBadText(input.args);
   if (badText) throw new TypeError(`keyFor: ${["args", ...badText.path].join(".")} ${badText.rule}`);
   try {
-    return idempotencyKey(input.runId, input.stepId, tool.name, canonicalIdentity(args, tool.identity));
+    return idempotencyKey(input.runId, input.stepId, tool.name, canonicalIdentity(args, tool.identity), rt.tenant);
   } catch (error) {
     if (error instanceof CanonicalisationError) throw new TypeError(`keyFor: args.${error.field} ${error.rule}`);
     throw error;

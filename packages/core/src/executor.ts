@@ -20,6 +20,7 @@ import { callReadOnly } from "./read-only.ts";
 import { reconcileKey } from "./reconcile-key.ts";
 import { defaultTracer, effectPhrase, event, loggableArgs, type ProbeOptions, type Runtime } from "./runtime.ts";
 import { type AbortReport, abortRun, type SagaApi, type StepReport, undoStep } from "./saga.ts";
+import { checkTenant, DEFAULT_TENANT } from "./tenant.ts";
 import { findBadText } from "./text.ts";
 import type { AnyTool } from "./tool.ts";
 
@@ -116,6 +117,8 @@ export interface Executor {
   readonly tools: ReadonlyMap<string, AnyTool>;
   /** The store this executor writes to. */
   readonly store: IntentStore;
+  /** The tenant of every record it writes and reads (its store's; `default` when the store names none). */
+  readonly tenant: string;
   /** The executor's clock. */
   readonly clock: Clock;
 }
@@ -144,6 +147,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   if (!(probe.timeoutMs > 0)) throw new TypeError("createExecutor: probe.timeoutMs must be > 0 ms");
   const rt: Runtime = {
     store: options.store,
+    tenant: checkTenant(options.store.tenant ?? DEFAULT_TENANT, "store.tenant"),
     tools,
     clock: options.clock ?? systemClock,
     tracer: options.tracer ?? defaultTracer(),
@@ -183,6 +187,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     keyFor: (input) => keyFor(rt, input),
     tools,
     store: rt.store,
+    tenant: rt.tenant,
     clock: rt.clock,
   };
 }
@@ -278,7 +283,7 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
       return invalidArgs(tool, input.tool, { field: error.field, rule: error.rule });
     throw error;
   }
-  const key = idempotencyKey(input.runId, input.stepId, tool.name, identity);
+  const key = idempotencyKey(input.runId, input.stepId, tool.name, identity, rt.tenant);
   const phrase = effectPhrase(tool, tool.name, args, identity);
 
   if (tool.kind === "read_only") return callReadOnly(rt, tool, args, key, phrase, input.deadline);
@@ -333,6 +338,7 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
   const now = rt.clock.nowEpochMs();
   const claim = await rt.store.claim(
     {
+      tenant: rt.tenant,
       key,
       runId: input.runId,
       stepId: input.stepId,

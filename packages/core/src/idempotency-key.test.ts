@@ -66,4 +66,24 @@ describe("idempotencyKey", () => {
       }),
     );
   });
+
+  it("tenants: `default` keeps the documented derivation; any other tenant gets its own keys (issue 10)", () => {
+    const id = { order_id: "A-1182", amount: "49.90" };
+    expect(idempotencyKey("run-7", "step-3", "issue_refund", id, "default")).toBe("a6c763d983f2bfeb6708a2a2494a12de");
+    const acme = idempotencyKey("run-7", "step-3", "issue_refund", id, "acme");
+    expect(acme).toMatch(/^[0-9a-f]{32}$/);
+    expect(acme).not.toBe("a6c763d983f2bfeb6708a2a2494a12de");
+    // The tenant is hashed as a field of the canonical object, so no run id can imitate another tenant.
+    expect(idempotencyKey("run-7", "step-3", "issue_refund", id, "acme")).toBe(acme);
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[a-z0-9][a-z0-9_-]{0,20}$/),
+        fc.stringMatching(/^[a-z0-9][a-z0-9_-]{0,20}$/),
+        (a, b) => {
+          fc.pre(a !== b);
+          expect(idempotencyKey("r", "s", "t", id, a)).not.toBe(idempotencyKey("r", "s", "t", id, b));
+        },
+      ),
+    );
+  });
 });

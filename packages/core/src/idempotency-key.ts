@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import { CanonicalisationError, type Canonicaliser } from "./canon.ts";
+import { DEFAULT_TENANT } from "./tenant.ts";
 
 /**
  * The idempotency key of one effect: the first 32 hex characters of the SHA-256 of the canonical
@@ -8,18 +9,30 @@ import { CanonicalisationError, type Canonicaliser } from "./canon.ts";
  * which equals Python's `json.dumps(sort_keys=True, separators=(",", ":"))` for string values).
  * Source: the source design's `idempotency_key`. Example: run `run-7`, step `step-3`, tool
  * `issue_refund`, identity `{order_id: "A-1182", amount: "49.90"}` → `a6c763d983f2bfeb6708a2a2494a12de`.
+ * A tenant other than `default` is part of the hashed object (`{tenant, run, step, tool, id}`), so
+ * two tenants' identical run/step ids give different keys, also at the remote (issue 10); the
+ * `default` tenant keeps the source design's derivation and its example key.
  * @param identity the canonical identity (see {@link canonicalIdentity}).
+ * @param tenant the tenant of the call; default {@link DEFAULT_TENANT}.
  * @throws TypeError when an id is not a string.
  */
-export function idempotencyKey(runId: string, stepId: string, tool: string, identity: Record<string, string>): string {
+export function idempotencyKey(
+  runId: string,
+  stepId: string,
+  tool: string,
+  identity: Record<string, string>,
+  tenant: string = DEFAULT_TENANT,
+): string {
   for (const [name, v] of [
     ["runId", runId],
     ["stepId", stepId],
     ["tool", tool],
+    ["tenant", tenant],
   ] as const) {
     if (typeof v !== "string") throw new TypeError(`idempotencyKey: ${name} must be a string`);
   }
-  const blob = canonicalize({ run: runId, step: stepId, tool, id: identity });
+  const fields = { run: runId, step: stepId, tool, id: identity };
+  const blob = canonicalize(tenant === DEFAULT_TENANT ? fields : { tenant, ...fields });
   if (blob === undefined) throw new TypeError("idempotencyKey: identity is not serialisable");
   return createHash("sha256").update(blob, "utf8").digest("hex").slice(0, 32);
 }

@@ -27,7 +27,9 @@ export interface IntentError {
  * Source: the source design's "The intent log: write before you call" and DESIGN.md's state machine.
  */
 export interface IntentRecord {
-  /** Idempotency key (32 lower-case hex characters); primary key. */
+  /** The tenant the record belongs to (its store's); with `key`, the primary key. */
+  tenant: string;
+  /** Idempotency key (32 lower-case hex characters), derived with the tenant; unique per tenant. */
   key: string;
   runId: string;
   stepId: string;
@@ -87,21 +89,26 @@ export function wireKey(record: Pick<IntentRecord, "key" | "sentKey">): string {
   return record.sentKey ?? record.key;
 }
 
-/** What `claim` inserts: a PENDING record without its bookkeeping fields. */
-export type NewIntentRecord = Omit<
-  IntentRecord,
-  | "status"
-  | "version"
-  | "updatedAtEpochMs"
-  | "finishedAtEpochMs"
-  | "resolution"
-  | "needsHuman"
-  | "reconcileSweeps"
-  | "result"
-  | "error"
-  | "sentKey"
-  | "settlesAtEpochMs"
->;
+/**
+ * What `claim` inserts: a PENDING record without its bookkeeping fields. `tenant` may be omitted: the
+ * store writes its own; a store refuses a record of another tenant.
+ */
+export type NewIntentRecord = Partial<Pick<IntentRecord, "tenant">> &
+  Omit<
+    IntentRecord,
+    | "tenant"
+    | "status"
+    | "version"
+    | "updatedAtEpochMs"
+    | "finishedAtEpochMs"
+    | "resolution"
+    | "needsHuman"
+    | "reconcileSweeps"
+    | "result"
+    | "error"
+    | "sentKey"
+    | "settlesAtEpochMs"
+  >;
 
 /**
  * Fields an update may change. A field absent from the patch is left unchanged; `result` present in
@@ -194,6 +201,11 @@ export interface WriteOptions {
  */
 export interface IntentStore {
   /**
+   * The tenant this store is confined to: every read and write of its methods concerns only that
+   * tenant's records, events and plans (issue 10). Absent: `default` (`DEFAULT_TENANT`).
+   */
+  readonly tenant?: string;
+  /**
    * Inserts a PENDING record (version 1) unless a record exists with the same key or the same
    * (runId, stepId, tool). Exactly one of several racing claims wins (rule 7); losers get the
    * existing record. Must be durable before it resolves (it is written before the call is sent).
@@ -254,12 +266,20 @@ export interface IntentStore {
    * Times the executor writes are taken relative to its own clock and stored in this one.
    */
   clockEpochMs?(): Promise<number>;
+  /**
+   * A view of the same intent log confined to `tenant` (same connections, same clock): how a
+   * service serves many tenants with one log. Optional for single-tenant stores.
+   * @throws TypeError for a tenant name that breaks `TENANT_PATTERN`.
+   */
+  forTenant?(tenant: string): IntentStore;
 }
 
 /** One row of the append-only operator audit: who did what to which record, before → after. */
 export interface AuditEntry {
   /** Sequence number (increasing per store). */
   id: number;
+  /** The tenant of the record acted on (the store's). */
+  tenant: string;
   /** The client-chosen id of the action; unique, so a repeat is answered from this row. */
   operatorActionId: string;
   /** The API key (id) that acted. */

@@ -14,6 +14,15 @@ import type {
   StoredIntentEvent,
   WriteOptions,
 } from "./intent-store.ts";
+import { checkTenant, DEFAULT_TENANT } from "./tenant.ts";
+
+/** One tenant's part of a {@link MemoryIntentStore}. */
+interface TenantPart {
+  records: Map<string, IntentRecord>;
+  events: StoredIntentEvent[];
+  plans: Map<string, PlanStep[]>;
+  audit: AuditEntry[];
+}
 
 /**
  * An in-memory {@link IntentStore} for unit tests only: it forgets everything when the process
@@ -23,29 +32,55 @@ import type {
 export class MemoryIntentStore implements IntentStore, OperatorStore {
   /** The "database's" clock (rule 9), when given: it judges leases; else the writer's `nowEpochMs`. */
   readonly #clock: Clock | undefined;
-  readonly #records = new Map<string, IntentRecord>();
-  readonly #events: StoredIntentEvent[] = [];
-  #nextEventId = 1;
-  readonly #plans = new Map<string, PlanStep[]>();
-  readonly #audit: AuditEntry[] = [];
+  /** @inheritdoc */
+  readonly tenant: string;
+  /** This tenant's records by key, events, plans and audit rows (other tenants' live in `#all`). */
+  readonly #records: Map<string, IntentRecord>;
+  readonly #events: StoredIntentEvent[];
+  readonly #plans: Map<string, PlanStep[]>;
+  readonly #audit: AuditEntry[];
+  /** Every tenant's part of the "database", shared by the views of {@link forTenant}. */
+  readonly #all: Map<string, TenantPart>;
+  readonly #ids: { nextEvent: number; nextAudit: number };
 
   /**
    * @param options.clock - the store's own clock, standing in for the database's `now()` (rule 9):
    *   when given, leases and staleness are judged by it and {@link clockEpochMs} reads it; tests of a
    *   replica with a skewed clock give the executor another one.
+   * @param options.tenant - the tenant this view is confined to. @default "default"
+   * @throws TypeError for a tenant name that breaks `TENANT_PATTERN`.
    */
-  constructor(options: { clock?: Clock } = {}) {
-    this.#clock = options.clock;
+  constructor(options: { clock?: Clock; tenant?: string } = {}, shared?: MemoryIntentStore) {
+    this.#clock = shared ? shared.#clock : options.clock;
+    this.tenant = checkTenant(options.tenant ?? DEFAULT_TENANT);
+    this.#all = shared ? shared.#all : new Map();
+    this.#ids = shared ? shared.#ids : { nextEvent: 1, nextAudit: 1 };
+    let part = this.#all.get(this.tenant);
+    if (!part) {
+      part = { records: new Map(), events: [], plans: new Map(), audit: [] };
+      this.#all.set(this.tenant, part);
+    }
+    this.#records = part.records;
+    this.#events = part.events;
+    this.#plans = part.plans;
+    this.#audit = part.audit;
     if (this.#clock) {
       const clock = this.#clock;
       this.clockEpochMs = async () => clock.nowEpochMs();
     }
   }
 
+  /** A view of the same store confined to `tenant` (as `PrismaIntentStore.forTenant`). */
+  forTenant(tenant: string): MemoryIntentStore {
+    return new MemoryIntentStore({ tenant }, this);
+  }
+
   /** @inheritdoc (only when constructed with a clock) */
   clockEpochMs?: () => Promise<number>;
 
   async claim(record: NewIntentRecord, events: IntentEvent[], nowEpochMs: number): Promise<ClaimResult> {
+    if (record.tenant !== undefined && record.tenant !== this.tenant)
+      throw new TypeError(`claim: record of tenant "${record.tenant}" in the store of tenant "${this.tenant}"`);
     const existing =
       this.#records.get(record.key) ??
       [...this.#records.values()].find(
@@ -54,6 +89,7 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
     if (existing) return { claimed: false, existing: structuredClone(existing) };
     const full: IntentRecord = {
       ...structuredClone(record),
+      tenant: this.tenant,
       status: "PENDING",
       version: 1,
       result: undefined,
@@ -166,7 +202,8 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
     const after = this.#update(change.key, change.expectedVersion, change.patch, change.events, change.nowEpochMs);
     if (!after) return { kind: "stale", current: structuredClone(before) };
     const entry: AuditEntry = {
-      id: this.#audit.length + 1,
+      id: this.#ids.nextAudit++,
+      tenant: this.tenant,
       ...change.audit,
       atEpochMs: change.nowEpochMs,
       key: change.key,
@@ -230,6 +267,6 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
   }
 
   #push(events: IntentEvent[]): void {
-    for (const e of events) this.#events.push({ ...structuredClone(e), id: this.#nextEventId++ });
+    for (const e of events) this.#events.push({ ...structuredClone(e), id: this.#ids.nextEvent++ });
   }
 }

@@ -22,6 +22,8 @@ export interface ProbeOptions {
 /** Internal, shared by the executor's parts. Not exported from the package. */
 export interface Runtime {
   store: IntentStore;
+  /** The tenant of every record this executor writes (its store's): part of every key it derives. */
+  tenant: string;
   tools: ReadonlyMap<string, AnyTool>;
   clock: Clock;
   tracer: Tracer;

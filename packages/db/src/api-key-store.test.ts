@@ -55,7 +55,7 @@ describe("ApiKeyStore prefixes on PostgreSQL: enough of the secret to tell keys 
     });
     expect(await keys.verify(secret)).toMatchObject({ id, role: "operator", prefix: "ts_operator_" });
     expect((await keys.list()).find((k) => k.id === id)?.prefix).toBe("ts_operator_");
-    expect(await keys.revoke(id)).toBe(true);
+    expect(await keys.revoke(id)).toStrictEqual({ revoked: true, sessionsEnded: 0 });
     expect(await keys.verify(secret)).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { checkTenant, DEFAULT_TENANT } from "@tristate/core";
 import type { PrismaClient } from "./generated/prisma/client.ts";
 
 /** Roles of API keys: agents call tools; viewers read; operators also resolve; admins also manage keys. */
@@ -11,6 +12,11 @@ export interface ApiKeyInfo {
   id: string;
   name: string;
   role: ApiKeyRole;
+  /**
+   * The tenant whose records the key reads and acts on (`default` when made without one). Admin keys
+   * act on every tenant; their own tenant is where they act when a request names none.
+   */
+  tenant: string;
   /**
    * First characters of the secret, to recognise it: `ts_<role>_` and the first
    * {@link KEY_PREFIX_SECRET_CHARS} characters of its random part (keys made before that show only
@@ -53,13 +59,16 @@ export class ApiKeyStore {
 
   /**
    * Creates a key. @returns the key's info and its secret (shown once, never stored).
-   * @throws TypeError naming the field when `name` or `role` is invalid.
+   * @param input.tenant - @default "default" (`DEFAULT_TENANT`).
+   * @throws TypeError naming the field when `name`, `role` or `tenant` is invalid.
    */
   async create(input: {
     name: string;
     role: ApiKeyRole;
+    tenant?: string | undefined;
     nowEpochMs?: number;
   }): Promise<{ info: ApiKeyInfo; secret: string }> {
+    const tenant = checkTenant(input.tenant ?? DEFAULT_TENANT);
     if (typeof input.name !== "string" || input.name.trim() === "" || input.name.length > 100) {
       throw new TypeError("name must be a non-empty string of at most 100 characters");
     }
@@ -72,6 +81,7 @@ export class ApiKeyStore {
         id: randomUUID(),
         name: input.name.trim(),
         role: input.role,
+        tenant,
         hash: hashApiKey(secret),
         prefix: apiKeyPrefix(secret, input.role),
         createdAt: new Date(input.nowEpochMs ?? Date.now()),
@@ -102,13 +112,22 @@ export class ApiKeyStore {
     return this.#prisma.apiKey.count();
   }
 
-  /** Revokes a key. @returns false when no such key exists. */
-  async revoke(id: string, nowEpochMs: number = Date.now()): Promise<boolean> {
-    const res = await this.#prisma.apiKey.updateMany({
-      where: { id, revokedAt: null },
-      data: { revokedAt: new Date(nowEpochMs) },
-    });
-    return res.count === 1;
+  /**
+   * Revokes a key and, in the same transaction, ends its dashboard sessions (however it is revoked:
+   * API or CLI). @returns `revoked: false` when no valid key has this id; `sessionsEnded` ended.
+   */
+  async revoke(id: string, nowEpochMs: number = Date.now()): Promise<{ revoked: boolean; sessionsEnded: number }> {
+    const [res, ended] = await this.#prisma.$transaction([
+      this.#prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date(nowEpochMs) } }),
+      this.#prisma.dashboardSession.deleteMany({ where: { keyId: id } }),
+    ]);
+    return { revoked: res.count === 1, sessionsEnded: ended.count };
+  }
+
+  /** Tenants that have keys (`default` always included), sorted: the admin's tenant filter. */
+  async tenants(): Promise<string[]> {
+    const rows = await this.#prisma.apiKey.findMany({ distinct: ["tenant"], select: { tenant: true } });
+    return [...new Set([DEFAULT_TENANT, ...rows.map((r) => r.tenant)])].sort();
   }
 }
 
@@ -117,6 +136,7 @@ export function toApiKeyInfo(row: {
   id: string;
   name: string;
   role: string;
+  tenant: string;
   prefix: string;
   createdAt: Date;
   lastUsedAt: Date | null;
@@ -126,6 +146,7 @@ export function toApiKeyInfo(row: {
     id: row.id,
     name: row.name,
     role: row.role as ApiKeyRole,
+    tenant: row.tenant,
     prefix: row.prefix,
     createdAtEpochMs: row.createdAt.getTime(),
     lastUsedAtEpochMs: row.lastUsedAt?.getTime() ?? null,

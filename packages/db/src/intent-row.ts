@@ -13,12 +13,13 @@ import type {
  * separates SQL NULL (no result recorded) from JSON `null` (a real `null` result), which `pg`
  * would both hand back as `null`.
  */
-export const RECORD_COLUMNS = `key, run_id, step_id, tool, args, identity, status, attempt, deadline_at, result,
+export const RECORD_COLUMNS = `tenant, key, run_id, step_id, tool, args, identity, status, attempt, deadline_at, result,
   (result IS NULL) AS no_result, error, compensation, resolution, needs_human, reconcile_sweeps, version,
   created_at, updated_at, finished_at, trace_id, sent_key, settles_at`;
 
 /** One row of {@link RECORD_COLUMNS} as `pg` parses it (jsonb → JS values, timestamptz → Date). */
 export interface RecordRow {
+  tenant: string;
   key: string;
   run_id: string;
   step_id: string;
@@ -47,6 +48,7 @@ export interface RecordRow {
 /** Converts a row of {@link RECORD_COLUMNS} to the port's record (times as epoch ms). */
 export function toIntentRecord(row: RecordRow): IntentRecord {
   return {
+    tenant: row.tenant,
     key: row.key,
     runId: row.run_id,
     stepId: row.step_id,
@@ -97,12 +99,13 @@ export function eventsParam(events: IntentEvent[]): string {
 }
 
 /**
- * SQL that inserts the events of a `jsonb` array parameter `$n`, in array order (ids increase with it).
- * `from` is an extra FROM item that gates the insert (e.g. `ins`: only when the claim inserted).
+ * SQL that inserts the events of a `jsonb` array parameter `$n`, in array order (ids increase with it),
+ * for the tenant of parameter `tenantParam`. `from` is an extra FROM item that gates the insert (e.g.
+ * `ins`: only when the claim inserted).
  */
-export function insertEventsSql(param: string, from?: string): string {
-  return `INSERT INTO intent_events (key, type, at, data)
-    SELECT x.e->>'key', (x.e->>'type')::"IntentEventType",
+export function insertEventsSql(param: string, tenantParam: string, from?: string): string {
+  return `INSERT INTO intent_events (tenant, key, type, at, data)
+    SELECT ${tenantParam}::text, x.e->>'key', (x.e->>'type')::"IntentEventType",
       timestamptz 'epoch' + (x.e->>'at')::float8 * interval '1 millisecond', x.e->'data'
     FROM ${from ? `${from}, ` : ""}jsonb_array_elements(${param}::jsonb) WITH ORDINALITY AS x(e, ord)
     ORDER BY x.ord`;

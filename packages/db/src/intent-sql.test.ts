@@ -35,10 +35,10 @@ describe("updateSql durability (real PostgreSQL)", () => {
   });
 
   async function commitSetting(key: string, durable: boolean): Promise<{ inTx: string; after: string }> {
-    await client.query(claimSql(newRecord(key), [], NOW));
+    await client.query(claimSql("default", newRecord(key), [], NOW));
     await client.query("BEGIN");
     const { rows } = await client.query(
-      updateSql(key, 1, { status: "SUCCEEDED", result: { ok: true } }, [], NOW + 1, { durable }),
+      updateSql("default", key, 1, { status: "SUCCEEDED", result: { ok: true } }, [], NOW + 1, { durable }),
     );
     expect(rows).toHaveLength(1);
     const inTx = (await client.query("SHOW synchronous_commit")).rows[0].synchronous_commit as string;
@@ -56,9 +56,9 @@ describe("updateSql durability (real PostgreSQL)", () => {
   });
 
   it("a version mismatch writes nothing, whatever the durability", async () => {
-    await client.query(claimSql(newRecord("k-stale"), [], NOW));
+    await client.query(claimSql("default", newRecord("k-stale"), [], NOW));
     const { rows } = await client.query(
-      updateSql("k-stale", 7, { status: "SUCCEEDED" }, [], NOW + 1, { durable: false }),
+      updateSql("default", "k-stale", 7, { status: "SUCCEEDED" }, [], NOW + 1, { durable: false }),
     );
     expect(rows).toHaveLength(0);
   });

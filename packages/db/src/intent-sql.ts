@@ -9,18 +9,18 @@ export interface Statement {
 }
 
 const CLAIM_TEXT = `WITH ins AS (
-  INSERT INTO intent_records (key, run_id, step_id, tool, args, identity, status, attempt, deadline_at,
+  INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status, attempt, deadline_at,
     compensation, needs_human, reconcile_sweeps, version, created_at, updated_at, trace_id)
-  VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, 'PENDING', $7, $8, $9::jsonb, false, 0, 1, LEAST($10, now()), $11, $12)
+  VALUES ($14, $1, $2, $3, $4, $5::jsonb, $6::jsonb, 'PENDING', $7, $8, $9::jsonb, false, 0, 1, LEAST($10, now()), $11, $12)
   ON CONFLICT DO NOTHING
   RETURNING ${RECORD_COLUMNS}
 ), ev AS (
-  ${insertEventsSql("$13", "ins")}
+  ${insertEventsSql("$13", "$14", "ins")}
 )
 SELECT true AS claimed, * FROM ins
 UNION ALL
 SELECT false AS claimed, ${RECORD_COLUMNS} FROM intent_records
-WHERE (key = $1 OR (run_id = $2 AND step_id = $3 AND tool = $4)) AND NOT EXISTS (SELECT 1 FROM ins)`;
+WHERE tenant = $14 AND (key = $1 OR (run_id = $2 AND step_id = $3 AND tool = $4)) AND NOT EXISTS (SELECT 1 FROM ins)`;
 
 /**
  * The claim in one round trip: insert PENDING unless the key or (run, step, tool) exists (ON CONFLICT
@@ -30,9 +30,14 @@ WHERE (key = $1 OR (run_id = $2 AND step_id = $3 AND tool = $4)) AND NOT EXISTS 
  * move it past an effect. Rows: `claimed` + {@link RECORD_COLUMNS}. Zero rows when the winner
  * committed after this statement's snapshot: read again with {@link existingSql}.
  */
-export function claimSql(record: NewIntentRecord, events: IntentEvent[], nowEpochMs: number): Statement {
+export function claimSql(
+  tenant: string,
+  record: NewIntentRecord,
+  events: IntentEvent[],
+  nowEpochMs: number,
+): Statement {
   return {
-    name: "tristate_claim_v2",
+    name: "tristate_claim_v3",
     text: CLAIM_TEXT,
     values: [
       record.key,
@@ -48,50 +53,52 @@ export function claimSql(record: NewIntentRecord, events: IntentEvent[], nowEpoc
       timeParam(nowEpochMs, "nowEpochMs"),
       record.traceId ?? null,
       eventsParam(events),
+      tenant,
     ],
   };
 }
 
-/** The record with this key or this (run, step, tool), if any (a claim loser's second look). */
-export function existingSql(record: NewIntentRecord): Statement {
+/** The tenant's record with this key or this (run, step, tool), if any (a claim loser's second look). */
+export function existingSql(tenant: string, record: NewIntentRecord): Statement {
   return {
-    name: "tristate_existing_v1",
+    name: "tristate_existing_v2",
     text: `SELECT ${RECORD_COLUMNS} FROM intent_records
-      WHERE key = $1 OR (run_id = $2 AND step_id = $3 AND tool = $4) ORDER BY (key = $1) DESC LIMIT 1`,
-    values: [record.key, record.runId, record.stepId, record.tool],
+      WHERE tenant = $5 AND (key = $1 OR (run_id = $2 AND step_id = $3 AND tool = $4)) ORDER BY (key = $1) DESC LIMIT 1`,
+    values: [record.key, record.runId, record.stepId, record.tool, tenant],
   };
 }
 
-/** One record by key. */
-export function getSql(key: string): Statement {
+/** One record of the tenant by key. */
+export function getSql(tenant: string, key: string): Statement {
   return {
-    name: "tristate_get_v1",
-    text: `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE key = $1`,
-    values: [key],
+    name: "tristate_get_v2",
+    text: `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE tenant = $1 AND key = $2`,
+    values: [tenant, key],
   };
 }
 
-/** Other records of a tool with the same canonical identity since a time (rule 5g); uses (tool, created_at). */
+/** The tenant's other records of a tool with the same canonical identity since a time (rule 5g); uses (tenant, tool, created_at). */
 export function listByIdentitySql(
+  tenant: string,
   tool: string,
   identity: Record<string, string>,
   sinceEpochMs: number,
   excludeKey: string,
 ): Statement {
   return {
-    name: "tristate_list_by_identity_v1",
+    name: "tristate_list_by_identity_v2",
     text: `SELECT ${RECORD_COLUMNS} FROM intent_records
-      WHERE tool = $1 AND created_at >= $2 AND identity = $3::jsonb AND key <> $4 ORDER BY created_at, key`,
-    values: [tool, timeParam(sinceEpochMs, "sinceEpochMs"), JSON.stringify(identity), excludeKey],
+      WHERE tenant = $5 AND tool = $1 AND created_at >= $2 AND identity = $3::jsonb AND key <> $4 ORDER BY created_at, key`,
+    values: [tool, timeParam(sinceEpochMs, "sinceEpochMs"), JSON.stringify(identity), excludeKey, tenant],
   };
 }
 
-/** A run's records, oldest first. */
-export function listByRunSql(runId: string): Statement {
+/** A run's records (of the tenant), oldest first. */
+export function listByRunSql(tenant: string, runId: string): Statement {
   return {
-    name: "tristate_list_by_run_v1",
-    text: `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE run_id = $1 ORDER BY created_at, key`,
-    values: [runId],
+    name: "tristate_list_by_run_v2",
+    text: `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE tenant = $1 AND run_id = $2 ORDER BY created_at, key`,
+    values: [tenant, runId],
   };
 }
 
@@ -143,6 +150,7 @@ const PATCH_COLUMNS: Record<PatchKey, { column: string; cast: string; param: (v:
  * on the same connection as every other statement (no second pool, no second backend to wake).
  */
 export function updateSql(
+  tenant: string,
   key: string,
   expectedVersion: number,
   patch: IntentPatch,
@@ -150,7 +158,7 @@ export function updateSql(
   nowEpochMs: number,
   options: { durable?: boolean; onlyIfLeaseExpired?: boolean } = {},
 ): Statement {
-  const values: unknown[] = [key, expectedVersion, timeParam(nowEpochMs, "nowEpochMs"), eventsParam(events)];
+  const values: unknown[] = [key, expectedVersion, timeParam(nowEpochMs, "nowEpochMs"), eventsParam(events), tenant];
   const sets: string[] = [];
   let used = 0; // bit i: the i-th patch field is set
   for (const [i, field] of (Object.keys(PATCH_COLUMNS) as PatchKey[]).entries()) {
@@ -167,14 +175,14 @@ export function updateSql(
   const lease = options.onlyIfLeaseExpired === true;
   return {
     // One prepared statement per combination of patched fields (a handful in practice) and options.
-    name: `tristate_update_v2_${used.toString(36)}${durable ? "" : "_async"}${lease ? "_lease" : ""}`,
+    name: `tristate_update_v3_${used.toString(36)}${durable ? "" : "_async"}${lease ? "_lease" : ""}`,
     // The filter holds for the updated row, so set_config runs in every transaction that writes.
     text: `WITH upd AS (
   UPDATE intent_records SET ${sets.join(", ")}
-  WHERE key = $1 AND version = $2${lease ? " AND deadline_at < now()" : ""}${durable ? "" : " AND set_config('synchronous_commit', 'off', true) = 'off'"}
+  WHERE tenant = $5 AND key = $1 AND version = $2${lease ? " AND deadline_at < now()" : ""}${durable ? "" : " AND set_config('synchronous_commit', 'off', true) = 'off'"}
   RETURNING ${RECORD_COLUMNS}
 ), ev AS (
-  ${insertEventsSql("$4", "upd")}
+  ${insertEventsSql("$4", "$5", "upd")}
 )
 SELECT * FROM upd`,
     values,
@@ -187,12 +195,15 @@ SELECT * FROM upd`,
  * UNKNOWN with the new lease and appends `lease_expired` (was PENDING) or `sweep` events. A PENDING
  * record's settle window is pushed to start no earlier than `nowEpochMs` (the store's clock).
  */
-export function claimStaleSql(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Statement {
+export function claimStaleSql(
+  tenant: string,
+  options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number },
+): Statement {
   return {
-    name: "tristate_claim_stale_v3",
+    name: "tristate_claim_stale_v4",
     text: `WITH due AS (
   SELECT key, status AS prev_status, deadline_at AS prev_deadline FROM intent_records
-  WHERE deadline_at < $1 AND status IN ('PENDING', 'UNKNOWN')
+  WHERE tenant = $4 AND status IN ('PENDING', 'UNKNOWN') AND deadline_at < $1
   ORDER BY deadline_at, key
   LIMIT $2
   FOR UPDATE SKIP LOCKED
@@ -201,11 +212,11 @@ export function claimStaleSql(options: { nowEpochMs: number; limit: number; leas
     -- a PENDING record's settle window (its lease + timeout + settle) restarts no earlier than now (rule 5b)
     settles_at = CASE WHEN due.prev_status = 'PENDING' AND r.settles_at IS NOT NULL
       THEN GREATEST(r.settles_at, $1 + (r.settles_at - due.prev_deadline)) ELSE r.settles_at END
-  FROM due WHERE r.key = due.key
-  RETURNING ${RECORD_COLUMNS.replace(/\b(key|status|version|deadline_at)\b/g, "r.$1")}, due.prev_status, due.prev_deadline
+  FROM due WHERE r.tenant = $4 AND r.key = due.key
+  RETURNING ${RECORD_COLUMNS.replace(/\b(tenant|key|status|version|deadline_at)\b/g, "r.$1")}, due.prev_status, due.prev_deadline
 ), ev AS (
-  INSERT INTO intent_events (key, type, at, data)
-  SELECT key, (CASE WHEN prev_status = 'PENDING' THEN 'lease_expired' ELSE 'sweep' END)::"IntentEventType", $1,
+  INSERT INTO intent_events (tenant, key, type, at, data)
+  SELECT tenant, key, (CASE WHEN prev_status = 'PENDING' THEN 'lease_expired' ELSE 'sweep' END)::"IntentEventType", $1,
     jsonb_build_object('previousStatus', prev_status,
       'previousDeadlineEpochMs', round(extract(epoch FROM prev_deadline) * 1000)::bigint)
   FROM upd ORDER BY prev_deadline, key
@@ -215,6 +226,7 @@ SELECT * FROM upd ORDER BY prev_deadline, key`,
       timeParam(options.nowEpochMs, "nowEpochMs"),
       options.limit,
       timeParam(options.leaseUntilEpochMs, "leaseUntilEpochMs"),
+      tenant,
     ],
   };
 }

@@ -1,5 +1,7 @@
 import {
   type AuditEntry,
+  checkTenant,
+  DEFAULT_TENANT,
   type IntentPatch,
   type IntentRecord,
   type JsonValue,
@@ -15,6 +17,8 @@ import { updateSql } from "./intent-sql.ts";
 
 /** Filters of {@link PrismaOperatorStore.listAudit}. */
 export interface AuditQuery {
+  /** Only this tenant's entries; absent: every tenant's (admins only: the API passes the caller's tenant). */
+  tenant?: string;
   /** The acting key's name or id. */
   operator?: string;
   action?: OperatorAction;
@@ -59,6 +63,7 @@ export function recordFromSnapshot(snapshot: unknown): IntentRecord {
 
 interface AuditRow {
   id: bigint;
+  tenant: string;
   operatorActionId: string;
   actorKeyId: string;
   actorName: string;
@@ -74,6 +79,7 @@ interface AuditRow {
 function toAuditEntry(row: AuditRow): AuditEntry {
   return {
     id: Number(row.id),
+    tenant: row.tenant,
     operatorActionId: row.operatorActionId,
     actorKeyId: row.actorKeyId,
     actorName: row.actorName,
@@ -95,12 +101,20 @@ function isUniqueViolation(error: unknown): boolean {
  * The operator side of the intent log on PostgreSQL ({@link OperatorStore}): operator actions with
  * their audit rows in one interactive transaction, and the queries behind `queue.list` and
  * `audit.list`. A sibling of `PrismaIntentStore`, over the same Prisma client
- * (`new PrismaOperatorStore(store.prisma)`).
+ * (`new PrismaOperatorStore(store.prisma, tenant)`). Its actions concern only its tenant's records
+ * and audit rows; its lists take the tenant as a filter.
  */
 export class PrismaOperatorStore implements OperatorStore {
   readonly #prisma: PrismaClient;
-  constructor(prisma: PrismaClient) {
+  /** The tenant whose records this store's actions change (and whose audit rows they read). */
+  readonly tenant: string;
+  /**
+   * @param tenant - @default "default"
+   * @throws TypeError for a tenant name that breaks `TENANT_PATTERN`.
+   */
+  constructor(prisma: PrismaClient, tenant: string = DEFAULT_TENANT) {
     this.#prisma = prisma;
+    this.tenant = checkTenant(tenant);
   }
 
   /**
@@ -115,19 +129,29 @@ export class PrismaOperatorStore implements OperatorStore {
     try {
       return await this.#prisma.$transaction(async (tx) => {
         const [row] = await tx.$queryRawUnsafe<RecordRow[]>(
-          `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE key = $1 FOR UPDATE`,
+          `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE tenant = $1 AND key = $2 FOR UPDATE`,
+          this.tenant,
           change.key,
         );
         const before = row ? toIntentRecord(row) : null;
         if (!before || before.version !== change.expectedVersion) {
           const prior = await tx.auditEntry.findUnique({
-            where: { operatorActionId: change.audit.operatorActionId },
+            where: {
+              tenant_operatorActionId: { tenant: this.tenant, operatorActionId: change.audit.operatorActionId },
+            },
           });
           if (prior) return { kind: "duplicate", audit: toAuditEntry(prior) };
           return { kind: "stale", current: before };
         }
         // The one compare-and-set write path (intent-sql.ts), events included, inside this transaction.
-        const update = updateSql(change.key, change.expectedVersion, change.patch, change.events, change.nowEpochMs);
+        const update = updateSql(
+          this.tenant,
+          change.key,
+          change.expectedVersion,
+          change.patch,
+          change.events,
+          change.nowEpochMs,
+        );
         const [afterRow] = await tx.$queryRawUnsafe<RecordRow[]>(update.text, ...update.values);
         if (!afterRow) return { kind: "stale", current: before };
         const after = toIntentRecord(afterRow);
@@ -135,6 +159,7 @@ export class PrismaOperatorStore implements OperatorStore {
         try {
           audit = await tx.auditEntry.create({
             data: {
+              tenant: this.tenant,
               ...change.audit,
               at: new Date(change.nowEpochMs),
               key: change.key,
@@ -159,13 +184,18 @@ export class PrismaOperatorStore implements OperatorStore {
 
   /** @inheritdoc */
   async findAudit(operatorActionId: string): Promise<AuditEntry | null> {
-    const row = await this.#prisma.auditEntry.findUnique({ where: { operatorActionId } });
+    const row = await this.#prisma.auditEntry.findUnique({
+      where: { tenant_operatorActionId: { tenant: this.tenant, operatorActionId } },
+    });
     return row ? toAuditEntry(row) : null;
   }
 
   /** @inheritdoc */
   async latestAudit(key: string): Promise<AuditEntry | null> {
-    const row = await this.#prisma.auditEntry.findFirst({ where: { key }, orderBy: { id: "desc" } });
+    const row = await this.#prisma.auditEntry.findFirst({
+      where: { tenant: this.tenant, key },
+      orderBy: { id: "desc" },
+    });
     return row ? toAuditEntry(row) : null;
   }
 
@@ -188,6 +218,7 @@ export class PrismaOperatorStore implements OperatorStore {
     if (query.toEpochMs !== undefined) at.lt = new Date(query.toEpochMs);
     const rows = await this.#prisma.auditEntry.findMany({
       where: {
+        ...(query.tenant !== undefined ? { tenant: query.tenant } : {}),
         ...(query.operator !== undefined
           ? { OR: [{ actorName: query.operator }, { actorKeyId: query.operator }] }
           : {}),
@@ -210,10 +241,17 @@ export class PrismaOperatorStore implements OperatorStore {
    * Records in the human queue (`needs_human`), oldest first (by creation, then key); cursor pagination.
    * @throws RangeError when `cursor` is not one this method returned.
    */
-  async listNeedsHuman(query: { tool?: string; cursor?: string; limit?: number } = {}): Promise<QueuePage> {
+  async listNeedsHuman(
+    query: { tenant?: string; tool?: string; cursor?: string; limit?: number } = {},
+  ): Promise<QueuePage> {
     const limit = query.limit ?? 100;
     const values: unknown[] = [];
-    const where = ["needs_human"];
+    const where: string[] = [];
+    if (query.tenant !== undefined) {
+      values.push(query.tenant);
+      where.push(`tenant = $${values.length}`);
+    }
+    where.push("needs_human");
     if (query.tool !== undefined) {
       values.push(query.tool);
       where.push(`tool = $${values.length}`);

@@ -10,6 +10,7 @@ import type {
   StoredIntentEvent,
   WriteOptions,
 } from "@tristate/core";
+import { checkTenant, DEFAULT_TENANT } from "@tristate/core";
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
 import { type Prisma, PrismaClient } from "./generated/prisma/client.ts";
@@ -36,6 +37,16 @@ export interface PrismaIntentStoreOptions {
    * are not named (prepared), since that one session outlives the pool's connections.
    */
   singleSession?: boolean;
+  /** The tenant this store is confined to (see {@link PrismaIntentStore.forTenant}). @default "default" */
+  tenant?: string;
+}
+
+/** The connections a store and its tenant views share. */
+interface Shared {
+  pool: pg.Pool;
+  prisma: PrismaClient;
+  prepare: boolean;
+  closed: boolean;
 }
 
 /**
@@ -47,29 +58,47 @@ export interface PrismaIntentStoreOptions {
 export class PrismaIntentStore implements IntentStore {
   /** Prisma's typed client over the durable pool, for queries beyond the port (dashboards). */
   readonly prisma: PrismaClient;
-  readonly #pool: pg.Pool;
-  /** Named (prepared once per connection) statements; off for PGlite, whose one session outlives connections. */
-  readonly #prepare: boolean;
-  #closed = false;
+  /** @inheritdoc */
+  readonly tenant: string;
+  readonly #shared: Shared;
 
-  /** @throws when the URL cannot be parsed (connections open lazily, on first use). */
-  constructor(options: PrismaIntentStoreOptions) {
-    const config = parseIntoClientConfig(options.databaseUrl);
-    this.#prepare = !options.singleSession;
-    const poolSize = options.singleSession ? 1 : (options.poolSize ?? 10);
-    this.#pool = new pg.Pool({ ...config, max: poolSize });
-    this.#pool.on("error", () => {}); // an idle client's error (server restart) only drops that client
-    this.prisma = new PrismaClient({ adapter: new PrismaPg(this.#pool) });
+  /**
+   * @throws when the URL cannot be parsed (connections open lazily, on first use).
+   * @throws TypeError for a tenant name that breaks `TENANT_PATTERN`.
+   */
+  constructor(options: PrismaIntentStoreOptions, shared?: Shared) {
+    this.tenant = checkTenant(options.tenant ?? DEFAULT_TENANT);
+    if (shared) {
+      this.#shared = shared;
+    } else {
+      const config = parseIntoClientConfig(options.databaseUrl);
+      const poolSize = options.singleSession ? 1 : (options.poolSize ?? 10);
+      const pool = new pg.Pool({ ...config, max: poolSize });
+      pool.on("error", () => {}); // an idle client's error (server restart) only drops that client
+      // Named (prepared once per connection) statements; off for PGlite, whose one session outlives connections.
+      const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+      this.#shared = { pool, prisma, prepare: !options.singleSession, closed: false };
+    }
+    this.prisma = this.#shared.prisma;
+  }
+
+  /**
+   * A view of the same log confined to `tenant`: the same pool and Prisma client, every statement
+   * filtered by (and every write stamped with) that tenant. Closing any view closes them all.
+   * @throws TypeError for a tenant name that breaks `TENANT_PATTERN`.
+   */
+  forTenant(tenant: string): PrismaIntentStore {
+    return tenant === this.tenant ? this : new PrismaIntentStore({ databaseUrl: "", tenant }, this.#shared);
   }
 
   /** The `pg` pool (for health checks and raw queries beyond the port). */
   get pool(): pg.Pool {
-    return this.#pool;
+    return this.#shared.pool;
   }
 
   async #query(statement: Statement): Promise<RecordRow[]> {
-    const result = await this.#pool.query<RecordRow>(
-      this.#prepare ? statement : { text: statement.text, values: statement.values },
+    const result = await this.#shared.pool.query<RecordRow>(
+      this.#shared.prepare ? statement : { text: statement.text, values: statement.values },
     );
     return result.rows;
   }
@@ -81,18 +110,22 @@ export class PrismaIntentStore implements IntentStore {
    * @throws RangeError for a non-finite deadline or time; pg errors when the database fails.
    */
   async claim(record: NewIntentRecord, events: IntentEvent[], nowEpochMs: number): Promise<ClaimResult> {
-    const rows = (await this.#query(claimSql(record, events, nowEpochMs))) as (RecordRow & { claimed: boolean })[];
+    if (record.tenant !== undefined && record.tenant !== this.tenant)
+      throw new TypeError(`claim: record of tenant "${record.tenant}" in the store of tenant "${this.tenant}"`);
+    const rows = (await this.#query(claimSql(this.tenant, record, events, nowEpochMs))) as (RecordRow & {
+      claimed: boolean;
+    })[];
     const row = rows.find((r) => r.key === record.key) ?? rows[0];
     if (row?.claimed) return { claimed: true, record: toIntentRecord(row) };
     if (row) return { claimed: false, existing: toIntentRecord(row) };
-    const [again] = await this.#query(existingSql(record));
+    const [again] = await this.#query(existingSql(this.tenant, record));
     if (!again) throw new Error(`claim of ${record.key} neither inserted nor found a record`);
     return { claimed: false, existing: toIntentRecord(again) };
   }
 
   /** @inheritdoc */
   async listByRun(runId: string): Promise<IntentRecord[]> {
-    return (await this.#query(listByRunSql(runId))).map(toIntentRecord);
+    return (await this.#query(listByRunSql(this.tenant, runId))).map(toIntentRecord);
   }
 
   /** @inheritdoc */
@@ -102,7 +135,9 @@ export class PrismaIntentStore implements IntentStore {
     sinceEpochMs: number,
     excludeKey: string,
   ): Promise<IntentRecord[]> {
-    return (await this.#query(listByIdentitySql(tool, identity, sinceEpochMs, excludeKey))).map(toIntentRecord);
+    return (await this.#query(listByIdentitySql(this.tenant, tool, identity, sinceEpochMs, excludeKey))).map(
+      toIntentRecord,
+    );
   }
 
   /**
@@ -111,7 +146,7 @@ export class PrismaIntentStore implements IntentStore {
    * judged by (rule 9), whatever the replicas' own clocks say.
    */
   async clockEpochMs(): Promise<number> {
-    const { rows } = await this.#pool.query<{ now: Date }>("SELECT clock_timestamp() AS now");
+    const { rows } = await this.#shared.pool.query<{ now: Date }>("SELECT clock_timestamp() AS now");
     const now = rows[0]?.now;
     if (!now) throw new Error("the database returned no clock_timestamp()");
     return now.getTime();
@@ -120,21 +155,22 @@ export class PrismaIntentStore implements IntentStore {
   /** @inheritdoc */
   async savePlan(runId: string, steps: PlanStep[], nowEpochMs: number): Promise<void> {
     const updatedAt = new Date(nowEpochMs);
+    const tenant = this.tenant;
     await this.prisma.runPlan.upsert({
-      where: { runId },
-      create: { runId, steps: steps as unknown as Prisma.InputJsonValue, updatedAt },
+      where: { tenant_runId: { tenant, runId } },
+      create: { tenant, runId, steps: steps as unknown as Prisma.InputJsonValue, updatedAt },
       update: { steps: steps as unknown as Prisma.InputJsonValue, updatedAt },
     });
   }
 
   /** @inheritdoc */
   async getPlan(runId: string): Promise<PlanStep[] | null> {
-    const row = await this.prisma.runPlan.findUnique({ where: { runId } });
+    const row = await this.prisma.runPlan.findUnique({ where: { tenant_runId: { tenant: this.tenant, runId } } });
     return row ? (row.steps as unknown as PlanStep[]) : null;
   }
 
   async get(key: string): Promise<IntentRecord | null> {
-    const [row] = await this.#query(getSql(key));
+    const [row] = await this.#query(getSql(this.tenant, key));
     return row ? toIntentRecord(row) : null;
   }
 
@@ -153,7 +189,7 @@ export class PrismaIntentStore implements IntentStore {
     const durable = options?.durable !== false;
     const onlyIfLeaseExpired = options?.onlyIfLeaseExpired === true;
     const [row] = await this.#query(
-      updateSql(key, expectedVersion, patch, events, nowEpochMs, { durable, onlyIfLeaseExpired }),
+      updateSql(this.tenant, key, expectedVersion, patch, events, nowEpochMs, { durable, onlyIfLeaseExpired }),
     );
     return row ? toIntentRecord(row) : null;
   }
@@ -166,6 +202,7 @@ export class PrismaIntentStore implements IntentStore {
     if (events.length === 0) return;
     await this.prisma.intentEvent.createMany({
       data: events.map((e) => ({
+        tenant: this.tenant,
         key: e.key,
         type: e.type,
         at: new Date(e.atEpochMs),
@@ -176,23 +213,26 @@ export class PrismaIntentStore implements IntentStore {
 
   /** @inheritdoc */
   async listEvents(key: string): Promise<StoredIntentEvent[]> {
-    const rows = await this.prisma.intentEvent.findMany({ where: { key }, orderBy: { id: "asc" } });
+    const rows = await this.prisma.intentEvent.findMany({
+      where: { tenant: this.tenant, key },
+      orderBy: { id: "asc" },
+    });
     return rows.map(toStoredEvent);
   }
 
   /** @inheritdoc */
   async claimStale(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Promise<IntentRecord[]> {
     if (options.limit <= 0) return [];
-    const rows = await this.#query(claimStaleSql(options));
+    const rows = await this.#query(claimStaleSql(this.tenant, options));
     return rows.map(toIntentRecord);
   }
 
   /** Ends Prisma's client and the pool. Idempotent. */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (this.#shared.closed) return;
+    this.#shared.closed = true;
     await this.prisma.$disconnect();
-    await this.#pool.end();
+    await this.#shared.pool.end();
   }
 }
 

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { IntentEvent, IntentRecord, IntentStore, NewIntentRecord } from "../intent-store.ts";
 import type { JsonValue } from "../json.ts";
+import { describeTenancyContract } from "./intent-store-tenancy-contract.ts";
 
 /** A store under test and how to dispose of it (drop its database, close its pools). */
 export interface StoreUnderTest {
@@ -67,6 +68,7 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
       expect(res.claimed).toBe(true);
       const expected: IntentRecord = {
         ...rec,
+        tenant: store.tenant ?? "default",
         status: "PENDING",
         version: 1,
         result: undefined,
@@ -327,5 +329,6 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
         expect(types.filter((t) => t === "lease_expired")).toHaveLength(1);
       }
     });
+    describeTenancyContract(() => store);
   });
 }

@@ -2,7 +2,7 @@ import type { IntentEventType, JsonObject } from "@tristate/core";
 import { z } from "zod";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.ts";
 import { RECORD_COLUMNS, type RecordRow, toIntentRecord } from "../intent-row.ts";
-import { type ArgsRedactor, type IntentDetailRecord, toIntentDetail } from "./intent-view.ts";
+import { type ArgsRedactor, type IntentDetailRecord, type TenantScope, toIntentDetail } from "./intent-view.ts";
 import { parseQueryInput } from "./query-input.ts";
 
 /** One entry of a record's timeline as the read API shows it. */
@@ -29,24 +29,26 @@ export const intentKeySchema = z.string().min(1, "must not be empty").max(200, "
 /**
  * The intent record for `key` (all columns, the result too) and its event timeline, oldest first.
  * @param options.redact - rewrites the record's args (masking; issue 5), default none.
- * @returns null when no record has this key.
+ * @param options.tenant - only this tenant's record ({@link TenantScope}); keys are derived with the
+ *   tenant, so without it at most one tenant has the key in practice (the first by tenant is taken).
+ * @returns null when no record (of the tenant) has this key.
  * @throws QueryInputError (field `key`) when the key is empty or too long.
  */
 export async function getIntent(
   prisma: PrismaClient,
   key: string,
-  options: { redact?: ArgsRedactor } = {},
+  options: { redact?: ArgsRedactor } & TenantScope = {},
 ): Promise<IntentDetail | null> {
   parseQueryInput(z.object({ key: intentKeySchema }), { key });
   // Raw SQL tells a SQL NULL result (none recorded) from a JSON null one; the typed client cannot.
-  const [rows, events] = await Promise.all([
-    prisma.$queryRaw<RecordRow[]>(
-      Prisma.sql`SELECT ${Prisma.raw(RECORD_COLUMNS)} FROM intent_records WHERE key = ${key}`,
-    ),
-    prisma.intentEvent.findMany({ where: { key }, orderBy: { id: "asc" } }),
-  ]);
+  const tenantFilter = options.tenant !== undefined ? Prisma.sql`tenant = ${options.tenant} AND ` : Prisma.empty;
+  const rows = await prisma.$queryRaw<RecordRow[]>(
+    Prisma.sql`SELECT ${Prisma.raw(RECORD_COLUMNS)} FROM intent_records WHERE ${tenantFilter}key = ${key}
+      ORDER BY tenant LIMIT 1`,
+  );
   const row = rows[0];
   if (!row) return null;
+  const events = await prisma.intentEvent.findMany({ where: { tenant: row.tenant, key }, orderBy: { id: "asc" } });
   return {
     record: toIntentDetail(toIntentRecord(row), options.redact),
     events: events.map((e) => ({

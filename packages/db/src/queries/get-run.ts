@@ -1,6 +1,12 @@
 import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { type ArgsRedactor, type IntentSummary, SUMMARY_SELECT, toIntentSummary } from "./intent-view.ts";
+import {
+  type ArgsRedactor,
+  type IntentSummary,
+  SUMMARY_SELECT,
+  type TenantScope,
+  toIntentSummary,
+} from "./intent-view.ts";
 import { parseQueryInput } from "./query-input.ts";
 
 /** Most records {@link getRun} returns for one run. */
@@ -18,17 +24,18 @@ export interface RunDetail {
 /**
  * An agent run's intent records (its steps), oldest first.
  * @param options.redact - rewrites each record's args (masking; issue 5), default none.
- * @returns null when the run has no records.
+ * @param options.tenant - only this tenant's run ({@link TenantScope}); without it, the run id in every tenant.
+ * @returns null when the run has no records (in the tenant).
  * @throws QueryInputError (field `runId`) when the run id is empty or too long.
  */
 export async function getRun(
   prisma: PrismaClient,
   runId: string,
-  options: { redact?: ArgsRedactor } = {},
+  options: { redact?: ArgsRedactor } & TenantScope = {},
 ): Promise<RunDetail | null> {
   parseQueryInput(z.object({ runId: z.string().min(1, "must not be empty").max(200) }), { runId });
   const rows = await prisma.intentRecord.findMany({
-    where: { runId },
+    where: { ...(options.tenant !== undefined ? { tenant: options.tenant } : {}), runId },
     orderBy: [{ createdAt: "asc" }, { key: "asc" }],
     take: MAX_RUN_RECORDS + 1,
     select: SUMMARY_SELECT,

@@ -5,6 +5,7 @@ export type {
   ArgsRedactor,
   IntentDetailRecord,
   IntentSummary,
+  TenantScope,
 } from "./intent-view.ts";
 export {
   DEFAULT_LIST_LIMIT,

@@ -20,8 +20,17 @@ export interface IntentDetailRecord extends IntentSummary {
   result: JsonValue | null;
 }
 
+/**
+ * Which tenants a read covers: `tenant` given → only that tenant's rows; absent → every tenant's
+ * (admins only — the API always passes a non-admin caller's own tenant).
+ */
+export interface TenantScope {
+  tenant?: string | undefined;
+}
+
 /** A row of `intent_records` as Prisma's typed client returns it. */
 export interface PrismaRecordRow {
+  tenant: string;
   key: string;
   runId: string;
   stepId: string;
@@ -47,6 +56,7 @@ export interface PrismaRecordRow {
 
 /** Prisma's typed-client select of the columns of {@link IntentSummary} (everything but `result`). */
 export const SUMMARY_SELECT = {
+  tenant: true,
   key: true,
   runId: true,
   stepId: true,
@@ -74,6 +84,7 @@ export const SUMMARY_SELECT = {
 export function toIntentSummary(row: PrismaRecordRow, redact?: ArgsRedactor): IntentSummary {
   const args = row.args as JsonValue;
   return {
+    tenant: row.tenant,
     key: row.key,
     runId: row.runId,
     stepId: row.stepId,

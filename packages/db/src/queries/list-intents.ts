@@ -1,7 +1,13 @@
 import { INTENT_STATUSES, RESOLUTIONS } from "@tristate/core";
 import { z } from "zod";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
-import { type ArgsRedactor, type IntentSummary, SUMMARY_SELECT, toIntentSummary } from "./intent-view.ts";
+import {
+  type ArgsRedactor,
+  type IntentSummary,
+  SUMMARY_SELECT,
+  type TenantScope,
+  toIntentSummary,
+} from "./intent-view.ts";
 import { epochMsSchema, parseQueryInput, QueryInputError } from "./query-input.ts";
 
 /** Page size of {@link listIntents} when none is given. */
@@ -78,15 +84,17 @@ function decodeCursor(cursor: string): { createdAt: Date; key: string } {
  * Intent records matching `filters`, newest first, by pages: keyset pagination on (created_at, key),
  * so records written while paging never shift a page (no duplicates, no gaps).
  * @param options.redact - rewrites each record's args (masking; issue 5), default none.
+ * @param options.tenant - only this tenant's records ({@link TenantScope}).
  * @throws QueryInputError naming the field when the input or the cursor is invalid.
  */
 export async function listIntents(
   prisma: PrismaClient,
   input: z.input<typeof listIntentsInput> = {},
-  options: { redact?: ArgsRedactor } = {},
+  options: { redact?: ArgsRedactor } & TenantScope = {},
 ): Promise<IntentPage> {
   const { filters: f, cursor, limit } = parseQueryInput(listIntentsInput, input);
   const and: Prisma.IntentRecordWhereInput[] = [];
+  if (options.tenant !== undefined) and.push({ tenant: options.tenant });
   if (f.tool !== undefined) and.push({ tool: f.tool });
   if (f.status !== undefined) and.push({ status: f.status });
   if (f.resolution !== undefined) and.push({ resolution: f.resolution });

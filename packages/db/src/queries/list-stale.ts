@@ -1,6 +1,12 @@
 import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { type ArgsRedactor, type IntentSummary, SUMMARY_SELECT, toIntentSummary } from "./intent-view.ts";
+import {
+  type ArgsRedactor,
+  type IntentSummary,
+  SUMMARY_SELECT,
+  type TenantScope,
+  toIntentSummary,
+} from "./intent-view.ts";
 import { epochMsSchema, parseQueryInput } from "./query-input.ts";
 
 /** Input of {@link listStale}. */
@@ -29,15 +35,20 @@ export interface StaleList {
  * Stale PENDING records — PENDING with a deadline before `nowEpochMs` (orphans of crashed or lost
  * calls, waiting for a sweeper) — oldest deadline first, with their age past the deadline.
  * @param options.redact - rewrites each record's args (masking; issue 5), default none.
+ * @param options.tenant - only this tenant's records ({@link TenantScope}).
  * @throws QueryInputError naming the field when the input is invalid.
  */
 export async function listStale(
   prisma: PrismaClient,
   input: z.input<typeof listStaleInput>,
-  options: { redact?: ArgsRedactor } = {},
+  options: { redact?: ArgsRedactor } & TenantScope = {},
 ): Promise<StaleList> {
   const { nowEpochMs, limit } = parseQueryInput(listStaleInput, input);
-  const where = { status: "PENDING", deadline: { lt: new Date(nowEpochMs) } } as const;
+  const where = {
+    ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
+    status: "PENDING",
+    deadline: { lt: new Date(nowEpochMs) },
+  } as const;
   const [rows, total] = await Promise.all([
     prisma.intentRecord.findMany({
       where,

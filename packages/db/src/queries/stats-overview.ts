@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.ts";
+import type { TenantScope } from "./intent-view.ts";
 import { epochMsSchema, parseQueryInput } from "./query-input.ts";
 
 /** Default number of sparkline buckets over the window. */
@@ -187,11 +188,13 @@ const noLatency = (): LatencyStats => ({ samples: 0, p50Ms: null, p95Ms: null, p
  * count and share, how the UNKNOWNs ended, compensations, send latency p50/p95/p99 against the tool's
  * timeout, a sparkline of the UNKNOWN share and the previous period's share; plus stale PENDING records
  * (deadline before `staleNowEpochMs`, whatever the window). Three aggregate SQL statements, run together.
+ * @param options.tenant - only this tenant's records (`TenantScope`); absent: every tenant's.
  * @throws QueryInputError naming the field when the input is invalid (e.g. `toEpochMs` not after `fromEpochMs`).
  */
 export async function statsOverview(
   prisma: PrismaClient,
   input: z.input<typeof statsOverviewInput>,
+  options: TenantScope = {},
 ): Promise<StatsOverview> {
   const { fromEpochMs, toEpochMs, staleNowEpochMs, toolTimeoutsMs, buckets } = parseQueryInput(
     statsOverviewInput,
@@ -201,6 +204,8 @@ export async function statsOverview(
   const prevFromEpochMs = Math.max(0, fromEpochMs - windowMs);
   const from = new Date(fromEpochMs);
   const to = new Date(toEpochMs);
+  // The tenant leads every filter (it leads every index); `r` is the alias of intent_records throughout.
+  const tenantIs = options.tenant !== undefined ? Prisma.sql`r.tenant = ${options.tenant} AND` : Prisma.empty;
 
   // An UNKNOWN ever: the status now, a resolution, or the timeline (an UNKNOWN outcome, an expired lease).
   const countsQuery = prisma.$queryRaw<CountRow[]>(Prisma.sql`
@@ -208,7 +213,7 @@ export async function statsOverview(
       SELECT r.tool, r.created_at,
         (r.status = 'UNKNOWN' OR r.resolution IS NOT NULL OR EXISTS (
           SELECT 1 FROM intent_events e
-          WHERE e.key = r.key
+          WHERE e.tenant = r.tenant AND e.key = r.key
             AND (e.type = 'lease_expired' OR (e.type = 'outcome' AND e.data->>'outcome' = 'UNKNOWN'))
         )) AS ever_unknown,
         CASE
@@ -217,7 +222,7 @@ export async function statsOverview(
           ELSE 'other'
         END AS category
       FROM intent_records r
-      WHERE r.created_at >= ${new Date(prevFromEpochMs)}::timestamptz AND r.created_at < ${to}::timestamptz
+      WHERE ${tenantIs} r.created_at >= ${new Date(prevFromEpochMs)}::timestamptz AND r.created_at < ${to}::timestamptz
     )
     SELECT tool,
       CASE WHEN created_at < ${from}::timestamptz THEN -1
@@ -231,8 +236,8 @@ export async function statsOverview(
 
   const staleQuery = prisma.$queryRaw<StaleRow[]>(Prisma.sql`
     SELECT tool, count(*)::int AS n, min(deadline_at) AS oldest
-    FROM intent_records
-    WHERE status = 'PENDING' AND deadline_at < ${new Date(staleNowEpochMs)}::timestamptz
+    FROM intent_records r
+    WHERE ${tenantIs} status = 'PENDING' AND deadline_at < ${new Date(staleNowEpochMs)}::timestamptz
     GROUP BY tool`);
 
   // Sends that ended in the window (a `found` outcome carries no duration: no send happened then).
@@ -241,8 +246,8 @@ export async function statsOverview(
       percentile_cont(0.5) WITHIN GROUP (ORDER BY (e.data->>'durationMs')::float8) AS p50,
       percentile_cont(0.95) WITHIN GROUP (ORDER BY (e.data->>'durationMs')::float8) AS p95,
       percentile_cont(0.99) WITHIN GROUP (ORDER BY (e.data->>'durationMs')::float8) AS p99
-    FROM intent_events e JOIN intent_records r ON r.key = e.key
-    WHERE e.type = 'outcome' AND e.at >= ${from}::timestamptz AND e.at < ${to}::timestamptz
+    FROM intent_events e JOIN intent_records r ON r.tenant = e.tenant AND r.key = e.key
+    WHERE ${tenantIs} e.type = 'outcome' AND e.at >= ${from}::timestamptz AND e.at < ${to}::timestamptz
       AND jsonb_typeof(e.data->'durationMs') = 'number'
     GROUP BY GROUPING SETS ((r.tool), ())`);
 
@@ -253,8 +258,8 @@ export async function statsOverview(
       count(*)::int AS run,
       count(*) FILTER (WHERE c.key IS NULL OR c.status = 'FAILED_NO_EFFECT' OR c.needs_human)::int AS failed
     FROM intent_records r
-    LEFT JOIN intent_records c ON c.key = r.compensation->>'key'
-    WHERE r.created_at >= ${from}::timestamptz AND r.created_at < ${to}::timestamptz
+    LEFT JOIN intent_records c ON c.tenant = r.tenant AND c.key = r.compensation->>'key'
+    WHERE ${tenantIs} r.created_at >= ${from}::timestamptz AND r.created_at < ${to}::timestamptz
       AND r.compensation ? 'key'
     GROUP BY r.tool`);
 
