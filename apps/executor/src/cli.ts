@@ -1,13 +1,14 @@
 /**
  * The `tristate` command line (`apps/executor/bin/tristate.mjs`; `pnpm tristate …` from the repo root):
  *
- *   tristate keys create --role agent|viewer|operator|admin --name NAME [--json]
+ *   tristate keys create --role agent|viewer|operator|admin --name NAME [--tenant TENANT] [--json]
  *   tristate keys list [--json]
  *   tristate keys revoke ID
  *
  * Uses the service's database: `DATABASE_URL`, else the embedded default (stop the service first:
  * the embedded database allows one process). Exit codes: 0 done, 1 failed, 2 usage error.
  */
+import { TENANT_PATTERN, TENANT_RULE_TEXT } from "@tristate/core";
 import { API_KEY_ROLES, type ApiKeyInfo, type ApiKeyRole, ApiKeyStore, openDatabase } from "@tristate/db";
 import { readEnv } from "./env.ts";
 
@@ -19,12 +20,13 @@ export interface CliIo {
 }
 
 const USAGE = `usage:
-  tristate keys create --role ${API_KEY_ROLES.join("|")} --name NAME [--json]
-      creates an API key and prints its secret (shown only this once)
+  tristate keys create --role ${API_KEY_ROLES.join("|")} --name NAME [--tenant TENANT] [--json]
+      creates an API key and prints its secret (shown only this once); the key reads and acts on
+      its tenant's records only (admins: every tenant's); without --tenant it belongs to "default"
   tristate keys list [--json]
       lists the keys (never their secrets)
   tristate keys revoke ID
-      revokes a key
+      revokes a key and ends its dashboard sessions
 
 The database is DATABASE_URL, else the embedded default (TRISTATE_DATA_DIR).`;
 
@@ -77,10 +79,11 @@ const iso = (ms: number | null) => (ms === null ? "-" : new Date(ms).toISOString
 
 function table(keys: ApiKeyInfo[]): string {
   const rows = [
-    ["ID", "ROLE", "NAME", "PREFIX", "CREATED", "LAST USED", "STATUS"],
+    ["ID", "ROLE", "TENANT", "NAME", "PREFIX", "CREATED", "LAST USED", "STATUS"],
     ...keys.map((k) => [
       k.id,
       k.role,
+      k.tenant,
       k.name,
       `${k.prefix}…`, // the start of the secret: ts_<role>_ and 8 characters of its random part
       iso(k.createdAtEpochMs),
@@ -109,7 +112,7 @@ function plan(argv: string[]): Action | "help" {
   if (verb === undefined || verb === "--help" || verb === "-h") return "help";
   switch (verb) {
     case "create": {
-      const p = parse("keys create", rest, ["--role", "--name"], ["--json"]);
+      const p = parse("keys create", rest, ["--role", "--name", "--tenant"], ["--json"]);
       noPositional("keys create", p);
       const role = p.flags.get("--role");
       const name = p.flags.get("--name");
@@ -123,14 +126,18 @@ function plan(argv: string[]): Action | "help" {
       if (typeof name !== "string" || name.trim() === "" || name.length > 100) {
         throw new UsageError("keys create: --name must be a non-empty string of at most 100 characters");
       }
+      const tenant = p.flags.get("--tenant");
+      if (tenant !== undefined && (typeof tenant !== "string" || !TENANT_PATTERN.test(tenant))) {
+        throw new UsageError(`keys create: --tenant ${TENANT_RULE_TEXT}, got ${JSON.stringify(tenant)}`);
+      }
       const json = p.flags.has("--json");
       return async (keys, io) => {
-        const { info, secret } = await keys.create({ name, role: role as ApiKeyRole });
+        const { info, secret } = await keys.create({ name, role: role as ApiKeyRole, tenant });
         if (json) {
           io.out(`${JSON.stringify({ ...info, secret })}\n`);
         } else {
           io.out(
-            `Created ${info.role} key "${info.name}" (id ${info.id}).\nIts secret is shown only this once; store it now:\n\n  ${secret}\n\n`,
+            `Created ${info.role} key "${info.name}" (id ${info.id}) in tenant "${info.tenant}".\nIts secret is shown only this once; store it now:\n\n  ${secret}\n\n`,
           );
         }
         return 0;
@@ -153,8 +160,9 @@ function plan(argv: string[]): Action | "help" {
       const id = p.positional[0];
       if (id === undefined || id.trim() === "") throw new UsageError("keys revoke: the key's ID is required");
       return async (keys, io) => {
-        if (await keys.revoke(id)) {
-          io.out(`Revoked key ${id}.\n`);
+        const { revoked, sessionsEnded } = await keys.revoke(id);
+        if (revoked) {
+          io.out(`Revoked key ${id}${sessionsEnded ? ` and ended ${sessionsEnded} dashboard session(s)` : ""}.\n`);
           return 0;
         }
         const known = (await keys.list()).find((k) => k.id === id);

@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { type AnyTool, createConfirmationTokens, createExecutor } from "@tristate/core";
+import { type AnyTool, createConfirmationTokens, createExecutor, DEFAULT_TENANT } from "@tristate/core";
 import { ApiKeyStore, DashboardSessionStore, MIGRATIONS_DIR, openDatabase } from "@tristate/db";
 import { loadCatalog } from "./catalog/load.ts";
 import type { Env } from "./env.ts";
@@ -8,6 +8,7 @@ import { createLogger } from "./logger.ts";
 import { createHttpServer } from "./server.ts";
 import { startSweeper } from "./sweeper-loop.ts";
 import { startTelemetry, type Telemetry } from "./telemetry.ts";
+import { createTenants } from "./tenants.ts";
 import type { Services } from "./trpc/context.ts";
 
 /** A running executor service. */
@@ -50,19 +51,27 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
   // Before the executor: the core's spans then go to the SDK's tracer provider.
   const telemetry = startTelemetry(env, logger);
   const confirmations = createConfirmationTokens(env.TRISTATE_CONFIRMATION_SECRET);
-  const executor = createExecutor({
-    store: db.store,
-    tools,
-    confirmations,
-    probe: {
-      attempts: env.TRISTATE_PROBE_ATTEMPTS,
-      spacingMs: env.TRISTATE_PROBE_SPACING_MS,
-      timeoutMs: env.TRISTATE_PROBE_TIMEOUT_MS,
-    },
-  });
+  // One executor per tenant, each over its tenant's view of the log (made on first use).
+  const tenants = createTenants(
+    db.store,
+    (store) =>
+      createExecutor({
+        store,
+        tools,
+        confirmations,
+        probe: {
+          attempts: env.TRISTATE_PROBE_ATTEMPTS,
+          spacingMs: env.TRISTATE_PROBE_SPACING_MS,
+          timeoutMs: env.TRISTATE_PROBE_TIMEOUT_MS,
+        },
+      }),
+    keys,
+  );
+  const executor = tenants.executor(DEFAULT_TENANT);
   const services: Services = {
     env,
     executor,
+    tenants,
     store: db.store,
     keys,
     sessions: new DashboardSessionStore(db.store.prisma),
@@ -88,8 +97,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
     http.server.listen(env.PORT, env.HOST, () => resolve());
   });
   const sweeper = startSweeper({
-    store: db.store,
-    executor,
+    tenants,
     intervalMs: env.TRISTATE_SWEEP_INTERVAL_MS,
     limit: env.TRISTATE_SWEEP_LIMIT,
     logger,

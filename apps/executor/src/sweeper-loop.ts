@@ -1,6 +1,6 @@
-import type { IntentStore } from "@tristate/core";
-import { type Executor, sweepStale } from "@tristate/core";
+import { sweepStale } from "@tristate/core";
 import type { Logger } from "./logger.ts";
+import type { Tenants } from "./tenants.ts";
 
 /** A running sweeper: call `stop()` to end it after the current pass. */
 export interface SweeperLoop {
@@ -11,11 +11,11 @@ export interface SweeperLoop {
 /**
  * Runs `sweepStale` every `intervalMs`. Several service replicas may run it on one database: records
  * are taken with `FOR UPDATE SKIP LOCKED`, so each is reconciled by one replica. Each pass's work is
- * in the records' timelines (`lease_expired`, `sweep`, probes, resends).
+ * in the records' timelines (`lease_expired`, `sweep`, probes, resends). A pass visits every tenant
+ * in turn, each with its own executor and a claim filtered by its tenant (up to `limit` records each).
  */
 export function startSweeper(options: {
-  store: IntentStore;
-  executor: Executor;
+  tenants: Tenants;
   intervalMs: number;
   limit: number;
   logger: Logger;
@@ -24,16 +24,34 @@ export function startSweeper(options: {
   let running: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
   const pass = async () => {
+    let tenants: string[];
     try {
-      const report = await sweepStale({ store: options.store, executor: options.executor, limit: options.limit });
-      for (const r of report.results) {
-        options.logger.info(
-          { idempotency_key: r.key, status: r.envelope?.status, resolution: r.envelope?.resolution, error: r.error },
-          "sweeper reconciled a record",
-        );
-      }
+      tenants = await options.tenants.list();
     } catch (error) {
-      options.logger.error({ err: error }, "sweeper pass failed");
+      options.logger.error({ err: error }, "sweeper pass failed: could not list the tenants");
+      return;
+    }
+    for (const tenant of tenants) {
+      if (stopped) return;
+      try {
+        const store = options.tenants.store(tenant);
+        const executor = options.tenants.executor(tenant);
+        const report = await sweepStale({ store, executor, limit: options.limit });
+        for (const r of report.results) {
+          options.logger.info(
+            {
+              tenant,
+              idempotency_key: r.key,
+              status: r.envelope?.status,
+              resolution: r.envelope?.resolution,
+              error: r.error,
+            },
+            "sweeper reconciled a record",
+          );
+        }
+      } catch (error) {
+        options.logger.error({ err: error, tenant }, "sweeper pass failed");
+      }
     }
   };
   const schedule = () => {

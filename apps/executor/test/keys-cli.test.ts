@@ -65,7 +65,7 @@ describe("tristate keys", () => {
 
     const list = await tristate(["keys", "list"]);
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/^ID +ROLE +NAME +PREFIX +CREATED +LAST USED +STATUS/);
+    expect(list.stdout).toMatch(/^ID +ROLE +TENANT +NAME +PREFIX +CREATED +LAST USED +STATUS/);
     expect(list.stdout).toContain(info!.id);
     expect(list.stdout).toContain("support bot");
     expect(list.stdout).not.toContain(secret!);
@@ -82,6 +82,36 @@ describe("tristate keys", () => {
     expect(again.stderr).toBe(`tristate: key ${info!.id} is already revoked\n`);
     const missing = await tristate(["keys", "revoke", "no-such-id"]);
     expect(missing).toMatchObject({ code: 1, stderr: "tristate: no key with id no-such-id\n" });
+  });
+
+  it("--tenant puts the key in a tenant (default without it); list shows each key's tenant", async () => {
+    const res = await tristate([
+      "keys",
+      "create",
+      "--role",
+      "agent",
+      "--name",
+      "acme bot",
+      "--tenant",
+      "acme",
+      "--json",
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    const acme = JSON.parse(res.stdout) as { id: string; tenant: string; secret: string };
+    expect(acme.tenant).toBe("acme");
+    expect(await verify(acme.secret)).toMatchObject({ role: "agent", tenant: "acme" });
+    const plain = JSON.parse(
+      (await tristate(["keys", "create", "--role", "agent", "--name", "plain", "--json"])).stdout,
+    );
+    expect(plain.tenant).toBe("default");
+    const text = await tristate(["keys", "create", "--role", "viewer", "--name", "v", "--tenant", "acme"]);
+    expect(text.stdout).toContain('in tenant "acme"');
+    const list = await tristate(["keys", "list"]);
+    const row = (id: string) => list.stdout.split("\n").find((line) => line.startsWith(id)) ?? "";
+    expect(row(acme.id)).toMatch(/ agent +acme +acme bot /);
+    expect(row(plain.id)).toMatch(/ agent +default +plain /);
+    const listed = JSON.parse((await tristate(["keys", "list", "--json"])).stdout) as { id: string; tenant: string }[];
+    expect(listed.find((k) => k.id === acme.id)?.tenant).toBe("acme");
   });
 
   it("list shows enough of each secret to tell keys of one role apart (ts_operator_ was all it showed)", async () => {
@@ -113,10 +143,14 @@ describe("tristate keys", () => {
         'tristate keys create: --role must be one of agent, viewer, operator, admin, got "root"',
       ],
       [["keys", "create", "--role", "agent"], "tristate keys create: --name is required"],
+      [
+        ["keys", "create", "--role", "agent", "--name", "x", "--tenant", "Acme Corp"],
+        `tristate keys create: --tenant must be 1–63 characters: lower-case letters, digits, '-' and '_', starting with a letter or digit, got "Acme Corp"`,
+      ],
       [["keys", "create", "--role", "agent", "--name"], "tristate keys create: --name needs a value"],
       [
         ["keys", "create", "--role", "agent", "--name", "x", "--colour", "red"],
-        "tristate keys create: unknown flag --colour (allowed: --role, --name, --json)",
+        "tristate keys create: unknown flag --colour (allowed: --role, --name, --tenant, --json)",
       ],
       [["keys", "list", "--all"], "tristate keys list: unknown flag --all (allowed: --json)"],
       [["keys", "revoke"], "tristate keys revoke: the key's ID is required"],

@@ -96,7 +96,7 @@ beforeAll(async () => {
   keys.stale = stale.json.result.data.idempotency_key;
   // A PENDING record past its deadline, for stale.list.
   await stack.service.services.store.prisma.intentRecord.update({
-    where: { key: keys.stale },
+    where: { tenant_key: { tenant: "default", key: keys.stale! } },
     data: { status: "PENDING", deadline: new Date(Date.now() - 60_000) },
   });
 }, 60_000);
@@ -189,7 +189,9 @@ describe("secret fields over HTTP on PostgreSQL", () => {
   it("the database row still holds the real arguments; stored errors and events never hold the card", async () => {
     const prisma = stack.service.services.store.prisma;
     for (const key of [keys.ok, keys.queued]) {
-      const row = await prisma.intentRecord.findUniqueOrThrow({ where: { key } });
+      const row = await prisma.intentRecord.findUniqueOrThrow({
+        where: { tenant_key: { tenant: "default", key: key! } },
+      });
       expect(row.args).toMatchObject({ card_number: CARD, cvv: CVV });
     }
     const events = await prisma.intentEvent.findMany({ where: { key: keys.queued } });
@@ -203,7 +205,9 @@ describe("secret fields over HTTP on PostgreSQL", () => {
       audit.map((a) => [a.note, (a.before as Json).error, (a.after as Json).error]),
     ]);
     // The decline's message as stored, and the operator's note, redacted.
-    const declined = await prisma.intentRecord.findUniqueOrThrow({ where: { key: keys.declined } });
+    const declined = await prisma.intentRecord.findUniqueOrThrow({
+      where: { tenant_key: { tenant: "default", key: keys.declined! } },
+    });
     expect(declined.args).toMatchObject({ card_number: CARD });
     expect((declined.error as Json).message).toContain("card {card_number} ({card_number}) declined");
     expect(JSON.stringify(declined.error)).not.toContain(CARD);
@@ -239,6 +243,7 @@ describe("secret fields over HTTP on PostgreSQL", () => {
       "keys.create",
       "keys.list",
       "keys.revoke",
+      "tenants.list",
     ]);
     const all = Object.keys(appRouter._def.procedures as Record<string, unknown>).sort();
     expect(all).toEqual([...masked, ...unmasked].sort());

@@ -1,20 +1,6 @@
 import { type IntentRecord, isOperatorActionError, OPERATOR_ACTIONS } from "@tristate/core";
-import { PrismaOperatorStore } from "@tristate/db";
 import { z } from "zod";
 import { AppError } from "../app-error.ts";
-import type { Services } from "../trpc/context.ts";
-
-const stores = new WeakMap<Services, PrismaOperatorStore>();
-
-/** The operator store (audit, human queue) over the service's Prisma client; one per service. */
-export function operatorStoreOf(services: Services): PrismaOperatorStore {
-  let store = stores.get(services);
-  if (!store) {
-    store = new PrismaOperatorStore(services.store.prisma);
-    stores.set(services, store);
-  }
-  return store;
-}
 
 /**
  * Maps a refused operator action onto the service's errors: `INVALID_INPUT` → BAD_INPUT;
@@ -49,6 +35,8 @@ export const operatorActionSchema = z.enum(OPERATOR_ACTIONS);
 
 /** An intent record as the operator API returns it (times in epoch ms; `result: null` when none). */
 export const intentRecordSchema = z.object({
+  /** The record's tenant (audit snapshots written before tenants existed belong to `default`). */
+  tenant: z.string().default("default"),
   key: z.string(),
   runId: z.string(),
   stepId: z.string(),

@@ -15,7 +15,9 @@ export const intentErrorSchema = z.object({
 
 /** An intent record as the read API shows it (times in epoch ms; no result). */
 export const intentSummarySchema = z.object({
-  /** Idempotency key (32 lower-case hex characters). */
+  /** The tenant the record belongs to. */
+  tenant: z.string(),
+  /** Idempotency key (32 lower-case hex characters), unique per tenant. */
   key: z.string(),
   runId: z.string(),
   stepId: z.string(),

@@ -5,12 +5,17 @@ import type { ApiKeyInfo, ApiKeyStore, DashboardSessionStore, PrismaIntentStore 
 import { TRPCError } from "@trpc/server";
 import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
+import type { Tenants } from "../tenants.ts";
 import type { AuthThrottle } from "./auth-throttle.ts";
 
 /** Everything a procedure may use; built once at start. */
 export interface Services {
   env: Env;
+  /** The `default` tenant's executor; its catalog (`tools`) is every tenant's. Records: use `tenants`. */
   executor: Executor;
+  /** Per-tenant executors and stores: the only way procedures reach records (issue 10). */
+  tenants: Tenants;
+  /** The `default` tenant's view of the log (its `prisma` and `pool` serve every tenant's reads). */
   store: PrismaIntentStore;
   keys: ApiKeyStore;
   /** The dashboard's sign-in sessions (`Authorization: Session <id>`). */

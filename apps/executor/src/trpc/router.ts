@@ -5,7 +5,7 @@ import { getCall } from "../api/calls/get.ts";
 import { issueConfirmationProcedure } from "../api/confirmations/issue.ts";
 import { getIntentProcedure } from "../api/intents/get.ts";
 import { listIntentsProcedure } from "../api/intents/list.ts";
-import { createKeyProcedure, listKeysProcedure, revokeKeyProcedure } from "../api/keys/manage.ts";
+import { createKeyProcedure, listKeysProcedure, listTenantsProcedure, revokeKeyProcedure } from "../api/keys/manage.ts";
 import { rerunProbe } from "../api/probe/rerun.ts";
 import { promptRule } from "../api/prompt/rule.ts";
 import { listQueue } from "../api/queue/list.ts";
@@ -35,6 +35,7 @@ export const appRouter = router({
   runs: router({ get: getRunProcedure, abort: abortRunProcedure, plan: planRunProcedure }),
   confirmations: router({ issue: issueConfirmationProcedure }),
   keys: router({ create: createKeyProcedure, list: listKeysProcedure, revoke: revokeKeyProcedure }),
+  tenants: router({ list: listTenantsProcedure }),
 });
 
 /** The router's type, for `@trpc/client` (type-only import in apps/web). */

@@ -19,7 +19,7 @@ export async function openSession(apiKey: string): Promise<SignIn> {
     const made = await executorClient({ apiKey }).sessions.create.mutate();
     return {
       ok: true,
-      session: { id: made.id, name: made.name, role: made.role },
+      session: { id: made.id, name: made.name, role: made.role, tenant: made.tenant },
       sessionId: made.sessionId,
       expiresAtEpochMs: made.expiresAtEpochMs,
     };

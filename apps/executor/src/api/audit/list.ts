@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
-import { intentRecordSchema, operatorActionSchema, operatorStoreOf, recordOut } from "../operator-support.ts";
+import { intentRecordSchema, operatorActionSchema, recordOut } from "../operator-support.ts";
 import { maskerFor, maskRecord } from "../secrets.ts";
+import { readTenant, tenantInput } from "../tenancy.ts";
 
 /** Input of `audit.list` (all optional). */
 export const auditListInput = z
@@ -18,6 +19,8 @@ export const auditListInput = z
     /** `nextCursor` of the previous page. */
     cursor: z.string().max(40).optional(),
     limit: z.number().int().min(1).max(200).optional(),
+    /** Admin keys: only this tenant's (default: every tenant). Other keys always see their own tenant. */
+    tenant: tenantInput,
   })
   .strict()
   .refine((v) => v.fromEpochMs === undefined || v.toEpochMs === undefined || v.fromEpochMs < v.toEpochMs, {
@@ -29,6 +32,8 @@ export const auditListInput = z
 /** One audit entry. */
 export const auditEntrySchema = z.object({
   id: z.number().int(),
+  /** The tenant of the record acted on. */
+  tenant: z.string(),
   operatorActionId: z.string(),
   actorKeyId: z.string(),
   actorName: z.string(),
@@ -54,7 +59,9 @@ export const listAudit = viewerProcedure
   .output(auditListOutput)
   .query(async ({ ctx, input }) => {
     try {
-      const page = await operatorStoreOf(ctx.services).listAudit({
+      const tenant = readTenant(ctx, input?.tenant);
+      const page = await ctx.services.tenants.operatorStore(ctx.auth.tenant).listAudit({
+        ...(tenant !== undefined ? { tenant } : {}),
         ...(input?.operator !== undefined ? { operator: input.operator } : {}),
         ...(input?.action !== undefined ? { action: input.action } : {}),
         ...(input?.tool !== undefined ? { tool: input.tool } : {}),

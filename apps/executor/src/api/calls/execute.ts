@@ -3,6 +3,7 @@ import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { agentProcedure } from "../../trpc/init.ts";
 import { agentStepIdSchema, idSchema } from "../ids.ts";
+import { actingTenant, tenantInput } from "../tenancy.ts";
 
 /** Deadlines further ahead than this are refused as absurd rather than capped, ms (24 h). */
 export const ABSURD_DEADLINE_MS = 24 * 3600_000;
@@ -22,6 +23,8 @@ export const executeInput = z
     budgetMs: z.number().int().positive().optional(),
     /** Proof that an operator or the end user confirmed this call (`confirmations.issue`), for tools with a confirmation policy. */
     confirmationToken: z.string().min(1).max(200).optional(),
+    /** The tenant to act in (admin keys only; others act in their key's tenant). */
+    tenant: tenantInput,
   })
   .strict()
   .refine((v) => !(v.deadlineEpochMs !== undefined && v.budgetMs !== undefined), {
@@ -70,7 +73,8 @@ export const executeCall = agentProcedure.input(executeInput).mutation(async ({ 
     maxBudgetMs: services.env.TRISTATE_MAX_BUDGET_MS,
     defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
   });
-  const envelope = await services.executor.call({
+  const tenant = actingTenant(ctx, input.tenant);
+  const envelope = await services.tenants.executor(tenant).call({
     runId: input.runId,
     stepId: input.stepId,
     tool: input.tool,
@@ -89,6 +93,7 @@ export const executeCall = agentProcedure.input(executeInput).mutation(async ({ 
       attempt: envelope.attempt,
       code: envelope.error?.code,
       caller: ctx.auth.name,
+      tenant,
     },
     "calls.execute",
   );

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { operatorProcedure } from "../../trpc/init.ts";
 import { agentStepIdSchema, idSchema } from "../ids.ts";
+import { actingTenant, tenantInput } from "../tenancy.ts";
 
 const id = idSchema;
 
@@ -20,6 +21,8 @@ export const issueConfirmationInput = z
       .min(1000)
       .max(24 * 3600_000)
       .optional(),
+    /** The call's tenant (admin keys only; operators confirm calls of their own tenant). */
+    tenant: tenantInput,
   })
   .strict();
 
@@ -36,7 +39,9 @@ export const issueConfirmationProcedure = operatorProcedure.input(issueConfirmat
   }
   let key: string;
   try {
-    key = services.executor.keyFor({ runId: input.runId, stepId: input.stepId, tool: input.tool, args: input.args });
+    key = services.tenants
+      .executor(actingTenant(ctx, input.tenant))
+      .keyFor({ runId: input.runId, stepId: input.stepId, tool: input.tool, args: input.args });
   } catch (error) {
     const message = error instanceof Error ? error.message.replace(/^keyFor: /, "") : String(error);
     const field = /^(args\.[^\s]+)/.exec(message)?.[1] ?? "args";

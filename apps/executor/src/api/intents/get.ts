@@ -4,6 +4,7 @@ import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
 import { intentDetailRecordSchema, runReadQuery, timelineEventSchema } from "../read-schemas.ts";
 import { maskerFor, maskRecord } from "../secrets.ts";
+import { readTenant } from "../tenancy.ts";
 
 /** Input of `intents.get`: an idempotency key. */
 export const getIntentInput = z
@@ -25,7 +26,8 @@ export const getIntentProcedure = viewerProcedure
   .input(getIntentInput)
   .output(getIntentOutput)
   .query(async ({ ctx, input }) => {
-    const detail = await runReadQuery(() => getIntent(ctx.services.store.prisma, input.key));
+    const tenant = readTenant(ctx, undefined);
+    const detail = await runReadQuery(() => getIntent(ctx.services.store.prisma, input.key, { tenant }));
     if (!detail) throw new AppError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
     const masker = maskerFor(ctx, detail.record.tool, detail.record.args);
     if (!masker.active) return detail;

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { viewerProcedure } from "../../trpc/init.ts";
 import { intentSummarySchema, runReadQuery } from "../read-schemas.ts";
 import { maskedRecord } from "../secrets.ts";
+import { readTenant, tenantInput } from "../tenancy.ts";
 
 /** Input of `intents.list`: filters (all optional, ANDed), the previous page's cursor, a page size. */
 export const listIntentsInput = z
@@ -13,6 +14,8 @@ export const listIntentsInput = z
     cursor: z.string().min(1).max(500).optional(),
     /** Page size, 1–200. @default 50 */
     limit: z.number().int().min(1).max(MAX_LIST_LIMIT).optional(),
+    /** Admin keys: only this tenant's (default: every tenant). Other keys always see their own tenant. */
+    tenant: tenantInput,
   })
   .strict();
 
@@ -33,11 +36,15 @@ export const listIntentsProcedure = viewerProcedure
   .output(listIntentsOutput)
   .query(async ({ ctx, input }) => {
     const page = await runReadQuery(() =>
-      listIntents(ctx.services.store.prisma, {
-        ...(input?.filters ? { filters: input.filters } : {}),
-        ...(input?.cursor !== undefined ? { cursor: input.cursor } : {}),
-        ...(input?.limit !== undefined ? { limit: input.limit } : {}),
-      }),
+      listIntents(
+        ctx.services.store.prisma,
+        {
+          ...(input?.filters ? { filters: input.filters } : {}),
+          ...(input?.cursor !== undefined ? { cursor: input.cursor } : {}),
+          ...(input?.limit !== undefined ? { limit: input.limit } : {}),
+        },
+        { tenant: readTenant(ctx, input?.tenant) },
+      ),
     );
     return { ...page, items: page.items.map((r) => maskedRecord(ctx, r)) };
   });

@@ -1,9 +1,10 @@
 import { operatorOptions } from "@tristate/core";
+import type { PrismaOperatorStore } from "@tristate/db";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
-import { operatorStoreOf } from "../operator-support.ts";
 import { maskerFor } from "../secrets.ts";
+import { readTenant, tenantInput } from "../tenancy.ts";
 
 /** Input of `queue.list` (all optional). */
 export const queueListInput = z
@@ -12,12 +13,16 @@ export const queueListInput = z
     /** `nextCursor` of the previous page. */
     cursor: z.string().max(200).optional(),
     limit: z.number().int().min(1).max(500).optional(),
+    /** Admin keys: only this tenant's (default: every tenant). Other keys always see their own tenant. */
+    tenant: tenantInput,
   })
   .strict()
   .optional();
 
 /** One record waiting for a human. */
 export const queueItemSchema = z.object({
+  /** The record's tenant. */
+  tenant: z.string(),
   key: z.string(),
   tool: z.string(),
   /** The tool's kind, or null when the tool is no longer in the catalog. */
@@ -60,9 +65,11 @@ export const listQueue = viewerProcedure
   .output(queueListOutput)
   .query(async ({ ctx, input }) => {
     const { services } = ctx;
-    let page: Awaited<ReturnType<ReturnType<typeof operatorStoreOf>["listNeedsHuman"]>>;
+    let page: Awaited<ReturnType<PrismaOperatorStore["listNeedsHuman"]>>;
+    const tenant = readTenant(ctx, input?.tenant);
     try {
-      page = await operatorStoreOf(services).listNeedsHuman({
+      page = await services.tenants.operatorStore(ctx.auth.tenant).listNeedsHuman({
+        ...(tenant !== undefined ? { tenant } : {}),
         ...(input?.tool !== undefined ? { tool: input.tool } : {}),
         ...(input?.cursor !== undefined ? { cursor: input.cursor } : {}),
         limit: input?.limit ?? 100,
@@ -87,6 +94,7 @@ export const listQueue = viewerProcedure
           if (parts.length) effect = `${record.tool} (${parts.join(", ")})`;
         }
         const item = {
+          tenant: record.tenant,
           key: record.key,
           tool: record.tool,
           kind: tool?.kind ?? null,

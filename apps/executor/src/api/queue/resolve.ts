@@ -1,15 +1,16 @@
 import { MAX_OPERATOR_NOTE_CHARS, OPERATOR_ACTION_ID_RULE } from "@tristate/core";
 import { z } from "zod";
+import { AppError } from "../../app-error.ts";
 import { operatorProcedure } from "../../trpc/init.ts";
 import {
   intentRecordSchema,
   keySchema,
   operatorActionSchema,
   operatorErrorToAppError,
-  operatorStoreOf,
   recordOut,
 } from "../operator-support.ts";
 import { maskerFor, maskRecord } from "../secrets.ts";
+import { tenantForKey } from "../tenancy.ts";
 
 /** Input of `queue.resolve`: one operator action on a record waiting for a human. */
 export const resolveInput = z
@@ -66,10 +67,14 @@ export const resolveQueue = operatorProcedure
   .mutation(async ({ ctx, input }) => {
     const { services } = ctx;
     try {
-      const res = await services.executor.resolve(
-        { ...input, actor: { keyId: ctx.auth.id, name: ctx.auth.name } },
-        operatorStoreOf(services),
-      );
+      const tenant = await tenantForKey(ctx, input.key);
+      if (tenant === null) throw new AppError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
+      const res = await services.tenants
+        .executor(tenant)
+        .resolve(
+          { ...input, actor: { keyId: ctx.auth.id, name: ctx.auth.name } },
+          services.tenants.operatorStore(tenant),
+        );
       services.logger.info(
         {
           idempotency_key: input.key,

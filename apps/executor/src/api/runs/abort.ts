@@ -3,6 +3,7 @@ import { z } from "zod";
 import { agentProcedure } from "../../trpc/init.ts";
 import { resolveDeadline } from "../calls/execute.ts";
 import { idSchema } from "../ids.ts";
+import { actingTenant, tenantInput } from "../tenancy.ts";
 
 const id = idSchema;
 
@@ -12,6 +13,8 @@ export const abortRunInput = z
     runId: id,
     deadlineEpochMs: z.number().int().positive().optional(),
     budgetMs: z.number().int().positive().optional(),
+    /** The run's tenant (admin keys only; others act in their key's tenant). */
+    tenant: tenantInput,
   })
   .strict()
   .refine((v) => !(v.deadlineEpochMs !== undefined && v.budgetMs !== undefined), {
@@ -32,7 +35,8 @@ export const abortRunProcedure = agentProcedure
       maxBudgetMs: services.env.TRISTATE_MAX_BUDGET_MS,
       defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
     });
-    const report = await services.executor.abortRun(input.runId, deadline);
+    const tenant = actingTenant(ctx, input.tenant);
+    const report = await services.tenants.executor(tenant).abortRun(input.runId, deadline);
     services.logger.info(
       {
         run_id: input.runId,
@@ -40,6 +44,7 @@ export const abortRunProcedure = agentProcedure
         needs_human: report.needsHuman,
         steps: report.steps.map((s) => `${s.stepId}:${s.outcome}`),
         caller: ctx.auth.name,
+        tenant,
       },
       "runs.abort",
     );

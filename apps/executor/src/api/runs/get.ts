@@ -5,9 +5,16 @@ import { viewerProcedure } from "../../trpc/init.ts";
 import { idSchema } from "../ids.ts";
 import { intentSummarySchema, runReadQuery } from "../read-schemas.ts";
 import { maskedRecord } from "../secrets.ts";
+import { readTenant, tenantInput } from "../tenancy.ts";
 
 /** Input of `runs.get`: an agent run id. */
-export const getRunInput = z.object({ runId: idSchema }).strict();
+export const getRunInput = z
+  .object({
+    runId: idSchema,
+    /** Admin keys: only this tenant's run (default: the run id in every tenant). Others: their own tenant. */
+    tenant: tenantInput,
+  })
+  .strict();
 
 /** Output of `runs.get`: the run's records (its steps) in creation order. */
 export const getRunOutput = z.object({
@@ -26,7 +33,8 @@ export const getRunProcedure = viewerProcedure
   .input(getRunInput)
   .output(getRunOutput)
   .query(async ({ ctx, input }) => {
-    const run = await runReadQuery(() => getRun(ctx.services.store.prisma, input.runId));
+    const tenant = readTenant(ctx, input.tenant);
+    const run = await runReadQuery(() => getRun(ctx.services.store.prisma, input.runId, { tenant }));
     if (!run) throw new AppError("NOT_FOUND", `no intent records for run ${input.runId}`, { field: "runId" });
     return { ...run, records: run.records.map((r) => maskedRecord(ctx, r)) };
   });

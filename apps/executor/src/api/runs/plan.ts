@@ -2,6 +2,7 @@ import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { agentProcedure } from "../../trpc/init.ts";
 import { agentStepIdSchema, idSchema } from "../ids.ts";
+import { actingTenant, tenantInput } from "../tenancy.ts";
 
 const id = idSchema;
 
@@ -13,6 +14,8 @@ export const planRunInput = z
       .array(z.object({ stepId: agentStepIdSchema, tool: z.string().min(1).max(128) }).strict())
       .min(1)
       .max(500),
+    /** The run's tenant (admin keys only; others act in their key's tenant). */
+    tenant: tenantInput,
   })
   .strict();
 
@@ -35,6 +38,6 @@ export const planRunProcedure = agentProcedure.input(planRunInput).mutation(asyn
       });
     }
   }
-  await ctx.services.executor.declarePlan(input.runId, input.steps);
+  await ctx.services.tenants.executor(actingTenant(ctx, input.tenant)).declarePlan(input.runId, input.steps);
   return { runId: input.runId, steps: input.steps.length };
 });

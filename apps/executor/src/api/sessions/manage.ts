@@ -26,6 +26,7 @@ export const createSessionProcedure = viewerProcedure.mutation(async ({ ctx }) =
     id: ctx.auth.id,
     name: ctx.auth.name,
     role: ctx.auth.role,
+    tenant: ctx.auth.tenant,
   };
 });
 

@@ -3,12 +3,15 @@ import { z } from "zod";
 import { viewerProcedure } from "../../trpc/init.ts";
 import { intentSummarySchema, runReadQuery } from "../read-schemas.ts";
 import { maskedRecord } from "../secrets.ts";
+import { readTenant, tenantInput } from "../tenancy.ts";
 
 /** Input of `stale.list`. */
 export const listStaleInput = z
   .object({
     /** Most items, 1–500. @default 50 */
     limit: z.number().int().min(1).max(500).optional(),
+    /** Admin keys: only this tenant's (default: every tenant). Other keys always see their own tenant. */
+    tenant: tenantInput,
   })
   .strict();
 
@@ -27,10 +30,14 @@ export const listStaleProcedure = viewerProcedure
   .output(listStaleOutput)
   .query(async ({ ctx, input }) => {
     const list = await runReadQuery(() =>
-      listStale(ctx.services.store.prisma, {
-        nowEpochMs: ctx.services.now(),
-        ...(input?.limit !== undefined ? { limit: input.limit } : {}),
-      }),
+      listStale(
+        ctx.services.store.prisma,
+        {
+          nowEpochMs: ctx.services.now(),
+          ...(input?.limit !== undefined ? { limit: input.limit } : {}),
+        },
+        { tenant: readTenant(ctx, input?.tenant) },
+      ),
     );
     return { ...list, items: list.items.map((r) => maskedRecord(ctx, r)) };
   });

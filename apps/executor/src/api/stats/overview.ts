@@ -3,6 +3,7 @@ import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
 import { runReadQuery } from "../read-schemas.ts";
+import { readTenant, tenantInput } from "../tenancy.ts";
 
 /** Longest window of `stats.overview`, ms (400 days). */
 export const MAX_STATS_WINDOW_MS = 400 * 24 * 3600_000;
@@ -18,6 +19,8 @@ export const statsOverviewInput = z
     toEpochMs: epochMs,
     /** Sparkline slices over the window. @default 20 */
     buckets: z.number().int().min(1).max(200).optional(),
+    /** Admin keys: only this tenant's (default: every tenant). Other keys always see their own tenant. */
+    tenant: tenantInput,
   })
   .strict();
 
@@ -116,12 +119,16 @@ export const statsOverviewProcedure = viewerProcedure
         .map((tool) => [tool.name, tool.timeoutMs]),
     );
     return runReadQuery(() =>
-      statsOverview(ctx.services.store.prisma, {
-        fromEpochMs: input.fromEpochMs,
-        toEpochMs: input.toEpochMs,
-        staleNowEpochMs: ctx.services.now(),
-        toolTimeoutsMs,
-        ...(input.buckets !== undefined ? { buckets: input.buckets } : {}),
-      }),
+      statsOverview(
+        ctx.services.store.prisma,
+        {
+          fromEpochMs: input.fromEpochMs,
+          toEpochMs: input.toEpochMs,
+          staleNowEpochMs: ctx.services.now(),
+          toolTimeoutsMs,
+          ...(input.buckets !== undefined ? { buckets: input.buckets } : {}),
+        },
+        { tenant: readTenant(ctx, input.tenant) },
+      ),
     );
   });
