@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { classifySearch, intentPath, runPath } from "~/lib/search";
 import { httpStatusOf, useTRPCClient } from "~/trpc/react";
+import { useTenantFilter } from "./tenant-filter";
 
 /** The id of the search input (the queue's `/` key focuses it). */
 export const SEARCH_INPUT_ID = "global-search";
@@ -12,6 +13,7 @@ export const SEARCH_INPUT_ID = "global-search";
 export function SearchBox() {
   const client = useTRPCClient();
   const router = useRouter();
+  const tenant = useTenantFilter();
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -26,7 +28,7 @@ export function SearchBox() {
         setMessage(target.reason);
         return;
       case "run":
-        router.push(runPath(target.runId));
+        router.push(tenant.href(runPath(target.runId)));
         return;
       case "hex32": {
         setBusy(true);
@@ -39,12 +41,16 @@ export function SearchBox() {
             },
           );
           if (found) {
-            router.push(intentPath(target.value));
+            router.push(tenant.href(intentPath(target.value)));
             return;
           }
-          const byTrace = await client.intents.list.query({ filters: { traceId: target.value }, limit: 1 });
+          const byTrace = await client.intents.list.query({
+            filters: { traceId: target.value },
+            limit: 1,
+            ...tenant.input,
+          });
           const first = byTrace.items[0];
-          if (first) router.push(intentPath(first.key));
+          if (first) router.push(tenant.href(intentPath(first.key)));
           else setMessage(`No record has the key or trace id ${target.value}.`);
         } catch (error) {
           setMessage(`Search failed: ${error instanceof Error ? error.message : String(error)}`);

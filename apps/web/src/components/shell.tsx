@@ -1,10 +1,11 @@
 "use client";
 
-import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { type ReactNode, useState } from "react";
 import { SearchBox } from "./search-box";
 import { useSession } from "./session-context";
+import { TenantLink } from "./tenant-filter";
+import { TenantPicker } from "./tenant-picker";
 
 const NAV = [
   { href: "/overview", label: "Overview" },
@@ -14,7 +15,7 @@ const NAV = [
   { href: "/audit", label: "Audit log" },
 ] as const;
 
-/** The frame of every signed-in page: navigation, search, who is signed in, sign out. */
+/** The frame of every signed-in page: navigation, search, the tenant (a filter for admins), who is signed in, sign out. */
 export function Shell({ children }: { children: ReactNode }) {
   const pathname = usePathname();
   const session = useSession();
@@ -34,18 +35,19 @@ export function Shell({ children }: { children: ReactNode }) {
           <ul>
             {NAV.map((item) => (
               <li key={item.href}>
-                <Link
+                <TenantLink
                   href={item.href}
                   aria-current={pathname === item.href || pathname.startsWith(`${item.href}/`) ? "page" : undefined}
                 >
                   {item.label}
-                </Link>
+                </TenantLink>
               </li>
             ))}
           </ul>
         </nav>
         <SearchBox />
         <div className="who">
+          <TenantPicker />
           <span>
             {session.name} <span className="small">({session.role})</span>
           </span>

@@ -1,11 +1,11 @@
 "use client";
 
 import { useMutation, useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import { useCanOperate } from "~/components/session-context";
 import { ErrorState, Loading, NoResults } from "~/components/states";
 import { StatusBadge } from "~/components/status-badge";
+import { TenantLink, useTenantFilter } from "~/components/tenant-filter";
 import { formatDuration, formatJson, formatTime } from "~/lib/format";
 import { runPath } from "~/lib/search";
 import { resolutionLabel } from "~/lib/status";
@@ -60,6 +60,7 @@ function EventItem({ event }: { event: TimelineEvent }) {
 export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string; traceUrlTemplate: string }) {
   const trpc = useTRPC();
   const canOperate = useCanOperate();
+  const tenant = useTenantFilter();
   const valid = /^[0-9a-f]{32}$/.test(intentKey);
   const intent = useQuery({
     ...trpc.intents.get.queryOptions({ key: intentKey }),
@@ -93,6 +94,17 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
             <StatusBadge status={record.status} testId="status" />
             {record.needsHuman ? <span className="small"> · waiting for a person</span> : null}
           </dd>
+          {tenant.selectable ? (
+            <>
+              <dt>Tenant</dt>
+              <dd data-testid="tenant">
+                {record.tenant}
+                {tenant.tenant !== undefined && tenant.tenant !== record.tenant ? (
+                  <span className="small"> (not the tenant selected in the header, {tenant.tenant})</span>
+                ) : null}
+              </dd>
+            </>
+          ) : null}
           <dt>Resolution</dt>
           <dd>{resolutionLabel(record.resolution)}</dd>
           <dt>Idempotency key</dt>
@@ -101,7 +113,7 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
           </dd>
           <dt>Run / step</dt>
           <dd>
-            <Link href={runPath(record.runId)}>{record.runId}</Link> / {record.stepId}
+            <TenantLink href={runPath(record.runId)}>{record.runId}</TenantLink> / {record.stepId}
           </dd>
           <dt>Attempts</dt>
           <dd>{record.attempt}</dd>

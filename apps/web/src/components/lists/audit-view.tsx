@@ -2,11 +2,11 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { createColumnHelper } from "@tanstack/react-table";
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { FormEvent } from "react";
 import { type Columns, DataTable } from "~/components/data-table";
 import { EmptyState, ErrorState, Loading, NoResults } from "~/components/states";
+import { TenantLink, useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { formatTime, toDateTimeLocalOrEmpty } from "~/lib/format";
 import { intentPath } from "~/lib/search";
 import { actionLabel, OPERATOR_ACTIONS } from "~/lib/status";
@@ -22,9 +22,9 @@ const columns: Columns<AuditEntry> = [
   col.accessor("key", {
     header: "Record",
     cell: (c) => (
-      <Link href={intentPath(c.getValue())} className="mono small">
+      <TenantLink href={intentPath(c.getValue())} className="mono small">
         {c.getValue()}
-      </Link>
+      </TenantLink>
     ),
   }),
   col.accessor((e) => `${e.before.status} → ${e.after.status}`, { id: "change", header: "Change" }),
@@ -40,6 +40,7 @@ export function AuditView({ params }: { params: Record<string, string> }) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const router = useRouter();
+  const tenant = useTenantFilter();
   const action = OPERATOR_ACTIONS.includes(params.action as OperatorAction)
     ? (params.action as OperatorAction)
     : undefined;
@@ -52,12 +53,13 @@ export function AuditView({ params }: { params: Record<string, string> }) {
     ...(from !== undefined ? { fromEpochMs: from } : {}),
     ...(to !== undefined && (from === undefined || to > from) ? { toEpochMs: to } : {}),
   };
+  const query = { ...filters, ...tenant.input };
   const filtered = Object.keys(filters).length > 0;
   // audit.list's input is strict (no `direction`), so the pages are fetched with the plain client.
   const audit = useInfiniteQuery({
-    queryKey: [...trpc.audit.list.queryKey(filters), "pages"],
+    queryKey: [...trpc.audit.list.queryKey(query), "pages"],
     queryFn: ({ pageParam }) =>
-      client.audit.list.query({ ...filters, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) }),
+      client.audit.list.query({ ...query, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (page) => page.nextCursor ?? undefined,
     refetchInterval: 30_000,
@@ -77,7 +79,7 @@ export function AuditView({ params }: { params: Record<string, string> }) {
       const ms = value ? new Date(value).getTime() : Number.NaN;
       if (Number.isFinite(ms)) next.set(name, String(ms));
     }
-    router.push(`/audit${next.size ? `?${next}` : ""}`);
+    router.push(tenant.href(`/audit${next.size ? `?${next}` : ""}`));
   }
 
   return (
@@ -126,7 +128,7 @@ export function AuditView({ params }: { params: Record<string, string> }) {
         <DataTable
           label="Audit log"
           data={entries}
-          columns={columns}
+          columns={withTenantColumn(columns, tenant.showTenant)}
           rowProps={() => ({ "data-testid": "audit-row" })}
         />
       ) : null}

@@ -1,9 +1,9 @@
 "use client";
 
 import { createColumnHelper } from "@tanstack/react-table";
-import Link from "next/link";
 import type { Columns } from "~/components/data-table";
 import { StatusBadge } from "~/components/status-badge";
+import { TenantLink } from "~/components/tenant-filter";
 import { formatTime } from "~/lib/format";
 import { intentPath, runPath } from "~/lib/search";
 import { resolutionLabel } from "~/lib/status";
@@ -18,16 +18,16 @@ export const intentColumns: Columns<IntentSummary> = [
   col.accessor("key", {
     header: "Key",
     cell: (c) => (
-      <Link href={intentPath(c.getValue())} className="mono small">
+      <TenantLink href={intentPath(c.getValue())} className="mono small">
         {c.getValue()}
-      </Link>
+      </TenantLink>
     ),
   }),
   col.accessor("runId", {
     header: "Run / step",
     cell: (c) => (
       <span className="small">
-        <Link href={runPath(c.getValue())}>{c.getValue()}</Link> / {c.row.original.stepId}
+        <TenantLink href={runPath(c.getValue())}>{c.getValue()}</TenantLink> / {c.row.original.stepId}
       </span>
     ),
   }),

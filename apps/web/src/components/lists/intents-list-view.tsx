@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import type { FormEvent } from "react";
 import { DataTable } from "~/components/data-table";
 import { ErrorState, Loading, NoResults } from "~/components/states";
+import { useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { formatTime } from "~/lib/format";
 import { HUMAN_RESOLUTIONS, intentListHref } from "~/lib/intent-filters";
 import { useTRPC } from "~/trpc/react";
@@ -32,6 +33,7 @@ function epochMs(value: string | undefined): number | undefined {
 export function IntentsListView({ params }: { params: Record<string, string> }) {
   const trpc = useTRPC();
   const router = useRouter();
+  const tenant = useTenantFilter();
   const base: Filters = {
     ...(params.tool ? { tool: params.tool } : {}),
     ...(STATUSES.includes(params.status as IntentStatus) ? { status: params.status as IntentStatus } : {}),
@@ -47,7 +49,11 @@ export function IntentsListView({ params }: { params: Record<string, string> }) 
         : [undefined];
   const results = useQueries({
     queries: resolutions.map((r) => ({
-      ...trpc.intents.list.queryOptions({ filters: { ...base, ...(r ? { resolution: r } : {}) }, limit: 200 }),
+      ...trpc.intents.list.queryOptions({
+        filters: { ...base, ...(r ? { resolution: r } : {}) },
+        limit: 200,
+        ...tenant.input,
+      }),
       refetchInterval: 30_000,
     })),
   });
@@ -60,13 +66,15 @@ export function IntentsListView({ params }: { params: Record<string, string> }) 
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     router.push(
-      intentListHref({
-        tool: String(form.get("tool") ?? "").trim(),
-        status: String(form.get("status") ?? ""),
-        resolution: String(form.get("resolution") ?? ""),
-        ...(base.fromEpochMs !== undefined ? { fromEpochMs: base.fromEpochMs } : {}),
-        ...(base.toEpochMs !== undefined ? { toEpochMs: base.toEpochMs } : {}),
-      }),
+      tenant.href(
+        intentListHref({
+          tool: String(form.get("tool") ?? "").trim(),
+          status: String(form.get("status") ?? ""),
+          resolution: String(form.get("resolution") ?? ""),
+          ...(base.fromEpochMs !== undefined ? { fromEpochMs: base.fromEpochMs } : {}),
+          ...(base.toEpochMs !== undefined ? { toEpochMs: base.toEpochMs } : {}),
+        }),
+      ),
     );
   }
 
@@ -108,7 +116,9 @@ export function IntentsListView({ params }: { params: Record<string, string> }) 
       {error ? <ErrorState error={error} title="Could not load the records" /> : null}
       {pending ? <Loading what="records" /> : null}
       {!pending && !error && items.length === 0 ? <NoResults>No intent record matches these filters.</NoResults> : null}
-      {items.length ? <DataTable label="Intent records" data={items} columns={intentColumns} /> : null}
+      {items.length ? (
+        <DataTable label="Intent records" data={items} columns={withTenantColumn(intentColumns, tenant.showTenant)} />
+      ) : null}
       {more ? (
         <p className="muted small">Showing the newest 200 per filter; narrow the filters to see others.</p>
       ) : null}

@@ -1,8 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { EmptyState, ErrorState, Loading } from "~/components/states";
+import { TenantLink, useTenantFilter } from "~/components/tenant-filter";
 import { formatTime } from "~/lib/format";
 import { runPath } from "~/lib/search";
 import { useTRPC } from "~/trpc/react";
@@ -10,7 +10,11 @@ import { useTRPC } from "~/trpc/react";
 /** Runs seen in the newest records. */
 export function RecentRuns() {
   const trpc = useTRPC();
-  const recent = useQuery({ ...trpc.intents.list.queryOptions({ limit: 200 }), refetchInterval: 30_000 });
+  const tenant = useTenantFilter();
+  const recent = useQuery({
+    ...trpc.intents.list.queryOptions({ limit: 200, ...tenant.input }),
+    refetchInterval: 30_000,
+  });
   if (recent.isPending) return <Loading what="recent runs" />;
   if (recent.error) return <ErrorState error={recent.error} title="Could not load recent runs" />;
   const runs = new Map<string, { steps: number; latest: number }>();
@@ -27,7 +31,7 @@ export function RecentRuns() {
       <ul>
         {[...runs].map(([runId, run]) => (
           <li key={runId}>
-            <Link href={runPath(runId)}>{runId}</Link>{" "}
+            <TenantLink href={runPath(runId)}>{runId}</TenantLink>{" "}
             <span className="muted small">
               {run.steps} recent step{run.steps === 1 ? "" : "s"}, latest {formatTime(run.latest)}
             </span>

@@ -2,15 +2,17 @@
 
 import { useRouter } from "next/navigation";
 import type { FormEvent } from "react";
+import { useTenantFilter } from "~/components/tenant-filter";
 import { runPath } from "~/lib/search";
 
 /** Opens a run by its id. */
 export function RunSearch() {
   const router = useRouter();
+  const tenant = useTenantFilter();
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const runId = String(new FormData(event.currentTarget).get("runId") ?? "").trim();
-    if (runId) router.push(runPath(runId));
+    if (runId) router.push(tenant.href(runPath(runId)));
   }
   return (
     <form className="toolbar" onSubmit={submit}>

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { createColumnHelper } from "@tanstack/react-table";
 import { type Columns, DataTable } from "~/components/data-table";
 import { ErrorState, Loading, NoResults } from "~/components/states";
+import { useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { formatJson } from "~/lib/format";
 import { httpStatusOf, useTRPC } from "~/trpc/react";
 import type { IntentSummary } from "~/trpc/types";
@@ -33,7 +34,8 @@ const columns: Columns<IntentSummary & { order: number }> = [
 /** One agent run: its steps (intent records) in the order they were created, with outcomes and compensations. */
 export function RunView({ runId }: { runId: string }) {
   const trpc = useTRPC();
-  const run = useQuery({ ...trpc.runs.get.queryOptions({ runId }), refetchInterval: 30_000 });
+  const tenant = useTenantFilter();
+  const run = useQuery({ ...trpc.runs.get.queryOptions({ runId, ...tenant.input }), refetchInterval: 30_000 });
   return (
     <>
       <h1>
@@ -53,7 +55,11 @@ export function RunView({ runId }: { runId: string }) {
             {run.data.records.length} step{run.data.records.length === 1 ? "" : "s"}, oldest first
             {run.data.truncated ? " (only the first 1000 are shown)" : ""}.
           </p>
-          <DataTable label="Steps" data={run.data.records.map((r, i) => ({ ...r, order: i + 1 }))} columns={columns} />
+          <DataTable
+            label="Steps"
+            data={run.data.records.map((r, i) => ({ ...r, order: i + 1 }))}
+            columns={withTenantColumn(columns, tenant.showTenant)}
+          />
         </>
       ) : null}
     </>

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { createColumnHelper } from "@tanstack/react-table";
 import { type Columns, DataTable } from "~/components/data-table";
 import { EmptyState, ErrorState, Loading } from "~/components/states";
+import { useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { formatDuration, formatTime } from "~/lib/format";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
@@ -24,7 +25,8 @@ const columns: Columns<StaleItem> = [
 /** PENDING records past their deadline (the sweepers should pick them up), oldest deadline first. */
 export function StaleView() {
   const trpc = useTRPC();
-  const stale = useQuery({ ...trpc.stale.list.queryOptions({ limit: 500 }), refetchInterval: 30_000 });
+  const tenant = useTenantFilter();
+  const stale = useQuery({ ...trpc.stale.list.queryOptions({ limit: 500, ...tenant.input }), refetchInterval: 30_000 });
   return (
     <>
       <h1>Stale PENDING</h1>
@@ -40,7 +42,11 @@ export function StaleView() {
               {stale.data.total} stale PENDING record{stale.data.total === 1 ? "" : "s"}
               {stale.data.total > stale.data.items.length ? ` (showing the oldest ${stale.data.items.length})` : ""}.
             </p>
-            <DataTable label="Stale PENDING" data={stale.data.items} columns={columns} />
+            <DataTable
+              label="Stale PENDING"
+              data={stale.data.items}
+              columns={withTenantColumn(columns, tenant.showTenant)}
+            />
           </>
         ) : (
           <EmptyState>No PENDING record is past its deadline.</EmptyState>

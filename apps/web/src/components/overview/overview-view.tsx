@@ -2,12 +2,12 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { createColumnHelper } from "@tanstack/react-table";
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
 import { type MixSegment, ResolutionBar, Sparkline } from "~/components/charts";
 import { type Columns, DataTable } from "~/components/data-table";
 import { EmptyState, ErrorState, Loading } from "~/components/states";
+import { TenantLink, useTenantFilter } from "~/components/tenant-filter";
 import { formatDuration, formatShare, formatShareChange, formatTime } from "~/lib/format";
 import { intentListHref } from "~/lib/intent-filters";
 import { parseTimeRange } from "~/lib/time-range";
@@ -69,6 +69,7 @@ export function OverviewView({
 }) {
   const trpc = useTRPC();
   const router = useRouter();
+  const tenant = useTenantFilter();
   const [now, setNow] = useState(initialNowEpochMs);
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), AGGREGATES_REFETCH_MS);
@@ -78,7 +79,7 @@ export function OverviewView({
   const { fromEpochMs, toEpochMs } = range;
   const span = useMemo(() => ({ fromEpochMs, toEpochMs }), [fromEpochMs, toEpochMs]);
   const stats = useQuery({
-    ...trpc.stats.overview.queryOptions({ ...span, buckets: 20 }),
+    ...trpc.stats.overview.queryOptions({ ...span, buckets: 20, ...tenant.input }),
     refetchInterval: AGGREGATES_REFETCH_MS,
     placeholderData: (previous) => previous,
   });
@@ -121,7 +122,12 @@ export function OverviewView({
       col.display({
         id: "mix",
         header: "Resolution mix",
-        cell: (c) => <ResolutionBar segments={segmentsOf(c.row.original, span)} onOpen={(href) => router.push(href)} />,
+        cell: (c) => (
+          <ResolutionBar
+            segments={segmentsOf(c.row.original, span)}
+            onOpen={(href) => router.push(tenant.href(href))}
+          />
+        ),
       }),
       ...(
         [
@@ -138,9 +144,12 @@ export function OverviewView({
           cell: (c) => {
             const segment = segmentsOf(c.row.original, span).find((s) => s.key === key)!;
             return (
-              <Link href={segment.href} aria-label={`${c.getValue()} ${segment.label} for ${c.row.original.tool}`}>
+              <TenantLink
+                href={segment.href}
+                aria-label={`${c.getValue()} ${segment.label} for ${c.row.original.tool}`}
+              >
                 {c.getValue()}
-              </Link>
+              </TenantLink>
             );
           },
         }),
@@ -161,10 +170,10 @@ export function OverviewView({
         meta: { testId: "stale", numeric: true },
         cell: (c) =>
           c.getValue() ? (
-            <Link href="/stale">
+            <TenantLink href="/stale">
               {c.getValue()}
               <span className="small"> · oldest {formatDuration(c.row.original.oldestStalePendingAgeMs)}</span>
-            </Link>
+            </TenantLink>
           ) : (
             0
           ),
@@ -189,7 +198,7 @@ export function OverviewView({
         },
       }),
     ],
-    [span, router],
+    [span, router, tenant],
   );
 
   return (
@@ -198,6 +207,9 @@ export function OverviewView({
       <RangePicker key={`${range.preset}-${params.from ?? ""}-${params.to ?? ""}`} range={range} />
       <p className="muted small" suppressHydrationWarning>
         Calls created from {formatTime(range.fromEpochMs)} to {formatTime(range.toEpochMs)}. Refreshes every 30 s.
+        {tenant.selectable ? (
+          <span data-testid="tenant-scope"> {tenant.tenant ? `Tenant ${tenant.tenant} only.` : "All tenants."}</span>
+        ) : null}
       </p>
       {stats.error ? <ErrorState error={stats.error} title="Could not load the overview" /> : null}
       {stats.data ? (

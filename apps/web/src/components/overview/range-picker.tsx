@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
+import { useTenantFilter } from "~/components/tenant-filter";
 import { isPreset, type RANGE_PRESETS, type TimeRange, toDateTimeLocal } from "~/lib/time-range";
 
 const PRESET_LABELS: Record<keyof typeof RANGE_PRESETS, string> = {
@@ -14,13 +15,14 @@ const PRESET_LABELS: Record<keyof typeof RANGE_PRESETS, string> = {
 /** Presets and an absolute from/to; the choice lives in the URL (`?range=` or `?from=&to=`). */
 export function RangePicker({ range }: { range: TimeRange }) {
   const router = useRouter();
+  const tenant = useTenantFilter();
   const [custom, setCustom] = useState(range.preset === null);
   const [error, setError] = useState<string | null>(null);
 
   function choose(value: string) {
     if (isPreset(value)) {
       setCustom(false);
-      router.push(`/overview?range=${value}`);
+      router.push(tenant.href(`/overview?range=${value}`));
     } else setCustom(true);
   }
 
@@ -34,7 +36,7 @@ export function RangePicker({ range }: { range: TimeRange }) {
       return;
     }
     setError(null);
-    router.push(`/overview?from=${from}&to=${to}`);
+    router.push(tenant.href(`/overview?from=${from}&to=${to}`));
   }
 
   return (

@@ -1,12 +1,12 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { SEARCH_INPUT_ID } from "~/components/search-box";
 import { useCanOperate } from "~/components/session-context";
 import { EmptyState, ErrorState, Loading } from "~/components/states";
 import { StatusBadge } from "~/components/status-badge";
+import { TenantLink, useTenantFilter } from "~/components/tenant-filter";
 import { formatDuration } from "~/lib/format";
 import { intentPath } from "~/lib/search";
 import { actionLabel, actionUnavailable, OPERATOR_ACTIONS } from "~/lib/status";
@@ -23,15 +23,22 @@ function isTyping(target: EventTarget | null): boolean {
   return Boolean(el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName)));
 }
 
+/** The human queue of the tenant chosen in the header (a fresh view, nothing "new", when it changes). */
+export function QueueView() {
+  const { tenant } = useTenantFilter();
+  return <TenantQueue key={tenant ?? ""} />;
+}
+
 /**
  * The human queue, oldest first. New items are announced and shown on request (never reflowed under
  * the cursor); resolved items leave. Keys: j/k move, 1–4 act, / search, ? help.
  */
-export function QueueView() {
+function TenantQueue() {
   const trpc = useTRPC();
+  const tenant = useTenantFilter();
   const canOperate = useCanOperate();
   const queue = useQuery({
-    ...trpc.queue.list.queryOptions({ limit: 500 }),
+    ...trpc.queue.list.queryOptions({ limit: 500, ...tenant.input }),
     refetchInterval: QUEUE_REFETCH_MS,
   });
   const [shownKeys, setShownKeys] = useState<Set<string> | null>(null);
@@ -156,6 +163,7 @@ export function QueueView() {
             <table aria-label="Human queue">
               <thead>
                 <tr>
+                  {tenant.showTenant ? <th scope="col">Tenant</th> : null}
                   <th scope="col">Effect</th>
                   <th scope="col">Tool</th>
                   <th scope="col">Status</th>
@@ -180,6 +188,7 @@ export function QueueView() {
                     className={item.key === selected?.key ? "selected" : undefined}
                     onClick={() => setSelectedKey(item.key)}
                   >
+                    {tenant.showTenant ? <td data-testid="tenant">{item.tenant}</td> : null}
                     <td>
                       {item.effect}
                       {item.key === selected?.key ? <span className="visually-hidden"> (selected)</span> : null}
@@ -194,9 +203,9 @@ export function QueueView() {
                     </td>
                     <td className="small">{item.error ? `${item.error.code}: ${item.error.message}` : "–"}</td>
                     <td>
-                      <Link href={intentPath(item.key)} className="mono small">
+                      <TenantLink href={intentPath(item.key)} className="mono small">
                         {item.key.slice(0, 12)}…
-                      </Link>
+                      </TenantLink>
                     </td>
                   </tr>
                 ))}
