@@ -11,7 +11,14 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createExecutor, Deadline, MemoryIntentStore, type ProbeContext } from "@tristate/core";
+import {
+  callHttp,
+  classifyError,
+  createExecutor,
+  Deadline,
+  MemoryIntentStore,
+  type ProbeContext,
+} from "@tristate/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hostPolicy, nonPublicRange, type Resolve } from "../src/catalog/http-tool/host-policy.ts";
 import { httpTool } from "../src/catalog/http-tool.ts";
@@ -200,6 +207,29 @@ describe("httpAllowHosts with names that resolve inside the network (scripted re
     await expect(check("https://partner.example/x")).rejects.toThrow(
       'notify: POST: host "partner.example" is not in the catalog\'s httpAllowHosts; not sent',
     );
+  });
+
+  it("DNS rebinding: a name checked public that resolves to loopback when connecting is refused in the connect itself; nothing reaches the inside", async () => {
+    let lookups = 0;
+    // The attacker's DNS answers a public address for the check, then 127.0.0.1 (our loopback remote).
+    const rebinding: Resolve = async () => [{ address: lookups++ === 0 ? "93.184.216.34" : "127.0.0.1" }];
+    const rebind = hostPolicy(["*.partner.example"], rebinding)!;
+    const url = `http://rebind.partner.example:${port}/notify`;
+    await expect(rebind.check(url, "notify: POST")).resolves.toBeUndefined();
+    const dispatcher = rebind.dispatcher(url);
+    expect(dispatcher).toBeDefined();
+    const error = await callHttp({ timeoutMs: 1500 }, { method: "POST", url, body: { x: 1 }, dispatcher }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(seen).toStrictEqual([]);
+    expect(lookups).toBe(2);
+    expect(classifyError(error)).toMatchObject({ outcome: "FAILED_NO_EFFECT", code: "INVALID_ARGUMENTS" });
+    expect(String(classifyError(error).message)).toContain(
+      "resolves to 127.0.0.1, a loopback address, at connect time",
+    );
+    // Exact entries and IP hosts need no pinning: they are called whatever they resolve to.
+    expect(hostPolicy(["db.partner.example"], rebinding)!.dispatcher("http://db.partner.example/x")).toBeUndefined();
   });
 
   it("a host that does not resolve is NOT_SENT; an aborted resolution is DEADLINE_EXCEEDED", async () => {

@@ -148,6 +148,7 @@ async function invoke(
       method: d.method,
       url: filled.url,
       headers,
+      ...(hosts?.dispatcher(filled.url) ? { dispatcher: hosts.dispatcher(filled.url) } : {}),
       multiStatus: "read",
       ...(body !== undefined ? { body } : {}),
       ...(d.noEffectStatuses ? { noEffectStatuses: d.noEffectStatuses } : {}),

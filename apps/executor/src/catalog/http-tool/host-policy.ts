@@ -9,10 +9,18 @@
  * Hosts are compared as the WHATWG URL parser writes them (lower case, IPv4 in dotted form, so
  * `2130706433` and `0x7f.1` are `127.0.0.1`; IPv6 in brackets). Address ranges are checked with
  * `node:net`'s `BlockList` (IPv4-mapped IPv6 addresses are checked as IPv4).
+ *
+ * DNS rebinding: a name that resolved to a public address for the check could resolve to an inside
+ * one a moment later, when the connection is made. So requests to a host that only a wildcard allows
+ * go through {@link HostPolicy.dispatcher}, whose connections resolve the name themselves and refuse
+ * any non-public address in that same lookup: the address checked is the address connected to.
  */
+
+import type { LookupAddress, LookupOptions } from "node:dns";
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 import { NotSentError } from "@tristate/core";
+import { Agent, type Dispatcher } from "undici";
 import { CatalogError } from "../catalog-error.ts";
 
 /** Resolves a host name to every address it has (node:dns `lookup` with `all: true`). */
@@ -71,6 +79,12 @@ export interface HostPolicy {
    *   `DEADLINE_EXCEEDED` (`signal` fired while resolving).
    */
   check(url: string, where: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * The undici dispatcher to send `url` with: for a host only a wildcard allows, one whose
+   * connections resolve the name and refuse a non-public address in the lookup they connect with
+   * (no window for DNS rebinding between {@link check} and the connection); undefined otherwise.
+   */
+  dispatcher(url: string): Dispatcher | undefined;
 }
 
 /**
@@ -111,9 +125,16 @@ export function hostPolicy(raw: unknown, resolve: Resolve = resolveAll): HostPol
     return any ? "wildcard" : null;
   };
   const entries = raw as string[];
+  let pinned: Agent | undefined;
   return {
     entries,
     match,
+    dispatcher(url) {
+      const hostname = new URL(url).hostname;
+      if (match(hostname) !== "wildcard" || isIP(hostname.replace(/^\[|\]$/g, "")) !== 0) return undefined;
+      pinned ??= new Agent({ connect: { lookup: publicOnlyLookup(resolve) } });
+      return pinned;
+    },
     async check(url, where, signal) {
       const refuse = (rule: string) => new NotSentError(`${where}: ${rule}; not sent`, { code: "INVALID_ARGUMENTS" });
       const hostname = new URL(url).hostname;
@@ -134,6 +155,38 @@ export function hostPolicy(raw: unknown, resolve: Resolve = resolveAll): HostPol
         );
       }
     },
+  };
+}
+
+/** `net.connect`'s `lookup` callback. */
+type LookupCallback = (error: Error | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for `net.connect` that resolves with `resolve` and fails (NotSentError
+ * `INVALID_ARGUMENTS`, nothing sent) when any address is not public: the addresses it hands the
+ * socket are the ones it checked.
+ */
+export function publicOnlyLookup(resolve: Resolve) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    resolve(hostname).then(
+      (found) => {
+        const bad = found.find((a) => nonPublicRange(a.address) !== null);
+        if (found.length === 0 || bad) {
+          const why = bad
+            ? `resolves to ${bad.address}, a ${nonPublicRange(bad.address)} address, at connect time`
+            : "has no address at connect time";
+          callback(
+            new NotSentError(`host ${JSON.stringify(hostname)} ${why}; not sent`, { code: "INVALID_ARGUMENTS" }),
+            "",
+          );
+          return;
+        }
+        const all = found.map((a) => ({ address: a.address, family: isIP(a.address) }));
+        if (options.all) callback(null, all);
+        else callback(null, all[0]!.address, all[0]!.family);
+      },
+      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), ""),
+    );
   };
 }
 

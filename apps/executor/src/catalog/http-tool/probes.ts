@@ -60,7 +60,12 @@ export async function runProbe(
   try {
     res = await callHttp(
       { signal: ctx.signal, timeoutMs: ctx.timeoutMs },
-      { method: "GET", url: filled.url, ...(spec.headers ? { headers: spec.headers } : {}) },
+      {
+        method: "GET",
+        url: filled.url,
+        ...(spec.headers ? { headers: spec.headers } : {}),
+        ...(spec.hosts?.dispatcher(filled.url) ? { dispatcher: spec.hosts.dispatcher(filled.url) } : {}),
+      },
     );
   } catch (error) {
     const rule = spec.found;
