@@ -14,7 +14,7 @@ import {
   stringField,
   typedClassification,
 } from "./classify.ts";
-import { isAmbiguousError, isRejectedError } from "./errors.ts";
+import { isRejectedError } from "./errors.ts";
 
 /**
  * What `invokeTracked` (invoke-tracker.ts) saw of one failed `invoke`: its error and whether any

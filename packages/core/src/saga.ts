@@ -7,7 +7,7 @@ import type { IntentRecord } from "./intent-store.ts";
 import { type JsonValue, toJson } from "./json.ts";
 import { redactArgs } from "./redact.ts";
 import { effectPhrase, event, inSpan, type Runtime } from "./runtime.ts";
-import type { AnyTool, CompensationSpec } from "./tool.ts";
+import type { CompensationSpec } from "./tool.ts";
 
 /** What an abort did with one step of the run. */
 export type StepOutcome =
@@ -264,7 +264,7 @@ async function noteCompensation(
 async function queueAborted(rt: Runtime, record: IntentRecord, why: string): Promise<void> {
   for (let i = 0; i < 3; i++) {
     const current = await rt.store.get(record.key);
-    if (!current || current.status !== "UNKNOWN") return;
+    if (current?.status !== "UNKNOWN") return;
     if (current.needsHuman && current.error?.code === "RUN_ABORTED") return;
     const now = rt.clock.nowEpochMs();
     const error = { code: "RUN_ABORTED" as const, message: `${why}: confirm it, and compensate it if it happened` };

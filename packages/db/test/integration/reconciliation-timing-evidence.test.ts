@@ -13,7 +13,7 @@ import { PrismaIntentStore } from "../../src/prisma-intent-store.ts";
 import { createTestDatabase, type TestDatabase } from "../../src/test-database.ts";
 import { Cleanup, sleepPast, waitUntil } from "./helpers.ts";
 import { serviceRefund, startRefundService } from "./reconciliation-timing.refund-service.ts";
-import { mustGet, probeEvents, refund, sweepKey, timingExecutor } from "./reconciliation-timing.support.ts";
+import { mustGet, probeEvents, refund, timingExecutor } from "./reconciliation-timing.support.ts";
 
 const ACTOR = { keyId: "key-ana", name: "ana" };
 
