@@ -39,6 +39,7 @@ function catalog(remote: FakeRemote): AnyTool[] {
     keyed(TOOLS.trace),
     keyed(TOOLS.pages),
     manual(TOOLS.pagesManual),
+    manual(TOOLS.tenants),
   ];
 }
 
@@ -133,6 +134,9 @@ async function main() {
       TRISTATE_SHUTDOWN_GRACE_MS: "1000",
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${sinkUrl}/v1/traces`,
       OTEL_SERVICE_NAME: "tristate-e2e",
+      // The web app (on loopback) passes each browser's address on as X-Forwarded-For: believe it, so
+      // failed sign-ins are counted per browser, not against the web server's own address.
+      TRISTATE_TRUSTED_PROXIES: "127.0.0.1,::1",
     });
     const service = await startService(env, { tools: catalog(remote) });
     cleanups.push(() => service.close());

@@ -1,6 +1,7 @@
 import type { AppRouter } from "@tristate/executor/router";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import { env } from "~/env";
+import { FORWARDED_FOR } from "./forwarded-for";
 
 /** How a server-side call authenticates: the API key (only at sign-in) or a dashboard session's id. */
 export type Credential = { apiKey: string } | { sessionId: string };
@@ -10,13 +11,19 @@ export function authorization(credential: Credential): string {
   return "apiKey" in credential ? `Bearer ${credential.apiKey}` : `Session ${credential.sessionId}`;
 }
 
-/** A server-side client of the executor's API acting with `credential`. */
-export function executorClient(credential: Credential) {
+/**
+ * A server-side client of the executor's API acting with `credential`, on behalf of the browser whose
+ * address chain is `forwardedFor` (see `./forwarded-for.ts`; sent as `X-Forwarded-For`).
+ */
+export function executorClient(credential: Credential, forwardedFor?: string) {
   return createTRPCClient<AppRouter>({
     links: [
       httpLink({
         url: new URL("/trpc", env.EXECUTOR_URL).toString(),
-        headers: { authorization: authorization(credential) },
+        headers: {
+          authorization: authorization(credential),
+          ...(forwardedFor ? { [FORWARDED_FOR]: forwardedFor } : {}),
+        },
       }),
     ],
   });

@@ -1,8 +1,9 @@
 import { TRPCClientError } from "@trpc/client";
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import type { Session } from "~/trpc/types";
 import { executorClient } from "./executor-client";
+import { forwardedFor } from "./forwarded-for";
 import { SESSION_COOKIE } from "./session-cookie";
 
 /** The outcome of signing in with a key. */
@@ -13,10 +14,12 @@ export type SignIn =
 /**
  * Signs in: the executor's `sessions.create`, called with the key as the bearer (the key's one use),
  * opens a server-side session and answers its opaque id. Only viewer, operator and admin keys may.
+ * `clientChain` is the browser's `X-Forwarded-For` chain: a bad key counts against the browser's
+ * address in the executor's throttle, not against this server's.
  */
-export async function openSession(apiKey: string): Promise<SignIn> {
+export async function openSession(apiKey: string, clientChain?: string): Promise<SignIn> {
   try {
-    const made = await executorClient({ apiKey }).sessions.create.mutate();
+    const made = await executorClient({ apiKey }, clientChain).sessions.create.mutate();
     return {
       ok: true,
       session: { id: made.id, name: made.name, role: made.role, tenant: made.tenant },
@@ -45,8 +48,8 @@ export async function openSession(apiKey: string): Promise<SignIn> {
 }
 
 /** Ends a session at the executor (sign-out). Best effort: an unreachable executor leaves it to expire. */
-export async function endSession(sessionId: string): Promise<void> {
-  await executorClient({ sessionId })
+export async function endSession(sessionId: string, clientChain?: string): Promise<void> {
+  await executorClient({ sessionId }, clientChain)
     .sessions.end.mutate({ sessionId })
     .catch(() => undefined);
 }
@@ -61,7 +64,7 @@ export async function requireSession(path: string): Promise<Session> {
   const login = `/login?next=${encodeURIComponent(path)}`;
   if (!sessionId) redirect(login);
   try {
-    return await executorClient({ sessionId }).auth.whoami.query();
+    return await executorClient({ sessionId }, forwardedFor(await headers())).auth.whoami.query();
   } catch (error) {
     if (error instanceof TRPCClientError && error.data?.httpStatus === 401) redirect(login);
     throw new Error("The executor could not be reached. Try again in a moment.");

@@ -1,5 +1,6 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { z } from "zod";
+import { forwardedFor } from "~/server/forwarded-for";
 import { fromOwnPages, safeNext } from "~/server/request-guard";
 import { endSession, openSession } from "~/server/session";
 import { SESSION_COOKIE } from "~/server/session-cookie";
@@ -59,7 +60,9 @@ export async function POST(request: NextRequest): Promise<NextResponse> {
     const form = await request.formData().catch(() => null);
     const apiKey = String(form?.get("apiKey") ?? "");
     const next = safeNext(form?.get("next"));
-    const signIn = loginBody.safeParse({ apiKey }).success ? await openSession(apiKey.trim()) : null;
+    const signIn = loginBody.safeParse({ apiKey }).success
+      ? await openSession(apiKey.trim(), forwardedFor(request.headers))
+      : null;
     if (!signIn?.ok) return seeOther(`/login?failed=1&next=${encodeURIComponent(next)}`);
     const response = seeOther(next);
     setSessionCookie(response, request, signIn.sessionId, signIn.expiresAtEpochMs);
@@ -69,7 +72,7 @@ export async function POST(request: NextRequest): Promise<NextResponse> {
   if (!body.success) {
     return NextResponse.json({ error: body.error.issues[0]?.message ?? "Enter an API key." }, { status: 400 });
   }
-  const signIn = await openSession(body.data.apiKey);
+  const signIn = await openSession(body.data.apiKey, forwardedFor(request.headers));
   if (!signIn.ok) {
     const status = { unreachable: 502, role: 403, throttled: 429, invalid: 401 }[signIn.reason];
     return NextResponse.json({ error: signIn.message }, { status });
@@ -83,7 +86,7 @@ export async function POST(request: NextRequest): Promise<NextResponse> {
 export async function DELETE(request: NextRequest): Promise<NextResponse> {
   if (!fromOwnPages(request)) return NextResponse.json({ error: CROSS_SITE }, { status: 403 });
   const sessionId = request.cookies.get(SESSION_COOKIE)?.value;
-  if (sessionId) await endSession(sessionId);
+  if (sessionId) await endSession(sessionId, forwardedFor(request.headers));
   const response = new NextResponse(null, { status: 204 });
   response.cookies.set(SESSION_COOKIE, "", {
     httpOnly: true,

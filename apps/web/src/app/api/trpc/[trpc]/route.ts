@@ -1,5 +1,6 @@
 import type { NextRequest } from "next/server";
 import { env } from "~/env";
+import { FORWARDED_FOR, forwardedFor } from "~/server/forwarded-for";
 import { fromOwnPages } from "~/server/request-guard";
 import { SESSION_COOKIE } from "~/server/session-cookie";
 
@@ -10,7 +11,7 @@ type RouteContext = { params: Promise<{ trpc: string }> };
 
 /**
  * Forwards `/api/trpc/<procedure>` to `${EXECUTOR_URL}/trpc/<procedure>` with the cookie's session id
- * as `Authorization: Session <id>`: the executor checks the session (expiry, idle timeout, key not
+ * as `Authorization: Session <id>` and the browser's address chain as `X-Forwarded-For`: the executor checks the session (expiry, idle timeout, key not
  * revoked) and the role on every call. POSTs not from the dashboard's own pages are refused.
  */
 async function forward(request: NextRequest, context: RouteContext): Promise<Response> {
@@ -22,6 +23,8 @@ async function forward(request: NextRequest, context: RouteContext): Promise<Res
   const headers = new Headers({ "content-type": "application/json" });
   const sessionId = request.cookies.get(SESSION_COOKIE)?.value;
   if (sessionId) headers.set("authorization", `Session ${sessionId}`);
+  const chain = forwardedFor(request.headers);
+  if (chain) headers.set(FORWARDED_FOR, chain);
   const traceparent = request.headers.get("traceparent");
   if (traceparent) headers.set("traceparent", traceparent);
   const target = new URL(`/trpc/${trpc}${request.nextUrl.search}`, env.EXECUTOR_URL);

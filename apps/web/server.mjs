@@ -1,0 +1,40 @@
+// The dashboard's production server (`pnpm --filter @tristate/web start`): Next.js's own request
+// handler behind a plain Node HTTP server, for one reason: it appends the TCP peer's address to
+// `X-Forwarded-For`, as a reverse proxy does. `next start` only sets the header when the client sent
+// none, so a browser could name any address; here the nearest hop is always the real peer, and the
+// executor (trusting this server via `TRISTATE_TRUSTED_PROXIES`) counts failed sign-ins per browser
+// address, believing earlier hops only when that peer is itself a proxy it trusts.
+import { createServer } from "node:http";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import next from "next";
+
+const port = Number(process.env.PORT || 3000);
+const app = next({ dev: false, dir: dirname(fileURLToPath(import.meta.url)), port });
+await app.prepare();
+const handle = app.getRequestHandler();
+
+/** `req`'s `X-Forwarded-For` with the TCP peer appended (the chain a proxy passes on). */
+function appendPeer(req) {
+  const peer = req.socket.remoteAddress;
+  if (!peer) return;
+  const prior = req.headers["x-forwarded-for"];
+  const chain = Array.isArray(prior) ? prior.join(", ") : prior;
+  req.headers["x-forwarded-for"] = chain ? `${chain}, ${peer}` : peer;
+}
+
+const server = createServer((req, res) => {
+  appendPeer(req);
+  handle(req, res).catch((error) => {
+    console.error("dashboard: request failed", error);
+    if (!res.headersSent) res.statusCode = 500;
+    res.end();
+  });
+});
+server.listen(port, () => console.log(`Tristate dashboard at http://localhost:${port}`));
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  process.once(signal, () => {
+    server.close(() => process.exit(0));
+    setTimeout(() => process.exit(0), 2000).unref();
+  });
+}
