@@ -8,6 +8,7 @@ export const APP_ERROR_CODES = [
   "NOT_FOUND",
   "CONFLICT",
   "NOT_READY",
+  "UNAVAILABLE",
   "INTERNAL",
 ] as const;
 export type AppErrorCode = (typeof APP_ERROR_CODES)[number];
@@ -35,6 +36,7 @@ const TRPC_CODE = {
   NOT_FOUND: "NOT_FOUND",
   CONFLICT: "CONFLICT",
   NOT_READY: "SERVICE_UNAVAILABLE",
+  UNAVAILABLE: "SERVICE_UNAVAILABLE",
   INTERNAL: "INTERNAL_SERVER_ERROR",
 } as const satisfies Record<AppErrorCode, TRPCError["code"]>;
 

@@ -22,7 +22,7 @@ export interface TestStack {
     body: unknown,
     key?: string | null,
     headers?: Record<string, string>,
-  ): Promise<{ status: number; json: Json }>;
+  ): Promise<{ status: number; json: Json; headers: Headers }>;
   /** GET a query procedure with `?input=<JSON>`. */
   get(path: string, input: unknown, key?: string | null): Promise<{ status: number; json: Json }>;
   close(): Promise<void>;
@@ -70,7 +70,7 @@ export async function startStack(
     } catch {
       json = text;
     }
-    return { status: res.status, json };
+    return { status: res.status, json, headers: res.headers };
   };
   return {
     service,

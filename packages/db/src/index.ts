@@ -35,3 +35,4 @@ export {
 } from "./prisma-intent-store.ts";
 export * from "./queries/index.ts";
 export { createTestDatabase, type TestDatabase } from "./test-database.ts";
+export { isTransientDatabaseError } from "./transient.ts";

@@ -1,7 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Context as OtelContext, propagation, ROOT_CONTEXT } from "@opentelemetry/api";
 import type { ConfirmationTokens, Executor } from "@tristate/core";
-import type { ApiKeyInfo, ApiKeyStore, DashboardSessionStore, PrismaIntentStore } from "@tristate/db";
+import {
+  type ApiKeyInfo,
+  type ApiKeyStore,
+  type DashboardSessionStore,
+  isTransientDatabaseError,
+  type PrismaIntentStore,
+} from "@tristate/db";
 import { TRPCError } from "@trpc/server";
 import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
@@ -35,6 +41,8 @@ export interface Context {
   presentedKey: boolean;
   /** W3C trace context extracted from `traceparent`/`tracestate`. */
   traceContext: OtelContext;
+  /** Sets a header of the answer (e.g. `Retry-After` on a 503). */
+  setHeader(name: string, value: string): void;
 }
 
 /**
@@ -44,6 +52,27 @@ export interface Context {
  * @throws TRPCError TOO_MANY_REQUESTS for a failed key from a throttled address.
  */
 export async function createContext(
+  services: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  throttle: AuthThrottle,
+): Promise<Context> {
+  try {
+    return await buildContext(services, req, res, throttle);
+  } catch (error) {
+    // Checking the key needs the database: its transient failures are 503 like the procedures' own.
+    if (!isTransientDatabaseError(error)) throw error;
+    services.logger.warn({ err: error }, "transient database failure while checking a key (503)");
+    res.setHeader("retry-after", "1");
+    throw new TRPCError({
+      code: "SERVICE_UNAVAILABLE",
+      message: "the executor's database failed for a moment; repeat the same call in 1 s",
+      cause: error,
+    });
+  }
+}
+
+async function buildContext(
   services: Services,
   req: IncomingMessage,
   res: ServerResponse,
@@ -61,6 +90,7 @@ export async function createContext(
       auth: await services.sessions.resolve(session[1], limits, services.now()),
       presentedKey: true,
       traceContext: propagation.extract(ROOT_CONTEXT, req.headers),
+      setHeader: (name, value) => res.setHeader(name, value),
     };
   }
   const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
@@ -80,5 +110,6 @@ export async function createContext(
     auth,
     presentedKey: header !== undefined,
     traceContext: propagation.extract(ROOT_CONTEXT, req.headers),
+    setHeader: (name, value) => res.setHeader(name, value),
   };
 }

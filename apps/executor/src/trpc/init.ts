@@ -1,6 +1,6 @@
 import { context as otelContext } from "@opentelemetry/api";
 import { findBadText } from "@tristate/core";
-import type { ApiKeyRole } from "@tristate/db";
+import { type ApiKeyRole, isTransientDatabaseError } from "@tristate/db";
 import { initTRPC } from "@trpc/server";
 import { AppError, toTRPCError } from "../app-error.ts";
 import type { Context } from "./context.ts";
@@ -38,11 +38,30 @@ const t = initTRPC.context<Context>().create({
 
 export const router = t.router;
 
-/** Maps AppError to tRPC errors and runs the procedure inside the caller's trace context (W3C traceparent). */
+/** Seconds a client waits before repeating a call the executor's database failed transiently. */
+export const TRANSIENT_RETRY_AFTER_S = 1;
+
+/**
+ * Maps AppError to tRPC errors and runs the procedure inside the caller's trace context (W3C
+ * traceparent). The executor's own transient failures — its database restarting, a terminated
+ * backend, a full pool — are 503 with `Retry-After`, never 500 (RFC 9110 §15.6.4): the same call
+ * (same run, step and arguments) is always safe to repeat, since it replays or reconciles.
+ */
 const base = t.procedure.use(async ({ ctx, next }) => {
   const result = await otelContext.with(ctx.traceContext, () => next());
-  if (!result.ok && result.error.cause instanceof AppError) {
-    throw toTRPCError(result.error.cause);
+  if (result.ok) return result;
+  if (result.error.cause instanceof AppError) throw toTRPCError(result.error.cause);
+  if (isTransientDatabaseError(result.error.cause ?? result.error)) {
+    ctx.services.logger.warn({ err: result.error.cause ?? result.error }, "transient database failure (503)");
+    ctx.setHeader("retry-after", String(TRANSIENT_RETRY_AFTER_S));
+    throw toTRPCError(
+      new AppError(
+        "UNAVAILABLE",
+        "the executor's database failed for a moment; repeat the same call (same runId, stepId and arguments) " +
+          `in ${TRANSIENT_RETRY_AFTER_S} s: the executor replays or reconciles it, it never runs twice`,
+        { detail: { retryAfterMs: TRANSIENT_RETRY_AFTER_S * 1000, retrySame: true } },
+      ),
+    );
   }
   return result;
 });

@@ -1,0 +1,108 @@
+/**
+ * The executor's own transient failures (issue 12): a database backend terminated in the middle of a
+ * call reaches the agent as 503 with `Retry-After` and the advice to repeat the same call, never as
+ * 500; repeating it as advised never makes a second effect. On the real PostgreSQL: the outcome write
+ * is held on a table lock after the remote committed, and its backend is terminated while it waits.
+ */
+import { refundTool } from "@tristate/core/testing";
+import { isTransientDatabaseError } from "@tristate/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Json, startStack, type TestStack } from "./support.ts";
+
+let stack: TestStack;
+/** A connection of the service's own pool, kept aside to hold the lock. */
+let locker: { query(text: string, values?: unknown[]): Promise<unknown>; release(): void };
+
+beforeAll(async () => {
+  stack = await startStack({
+    env: { TRISTATE_PROBE_SPACING_MS: "0", TRISTATE_PROBE_ATTEMPTS: "1" },
+    tools: (remote) => {
+      const base = refundTool(remote);
+      return [
+        {
+          ...base,
+          // After the remote committed: lock the log, so the outcome write waits where the test kills it.
+          invoke: async (args: never, ctx: never) => {
+            const out = await base.invoke(args, ctx);
+            if ((args as { reason?: string }).reason === "lock") {
+              await locker.query("BEGIN");
+              await locker.query("LOCK TABLE intent_records IN ACCESS EXCLUSIVE MODE");
+            }
+            return out;
+          },
+        },
+      ];
+    },
+  });
+  locker = await stack.service.services.store.pool.connect();
+}, 60_000);
+
+afterAll(async () => {
+  locker?.release();
+  await stack?.close();
+});
+
+/** Terminates the backend that waits on the test's lock, then releases the lock. */
+async function killWaiter(): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const { rows } = await stack.service.services.store.pool
+      .query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+      )
+      .catch(() => ({ rows: [] as { pid: number }[] }));
+    if (rows.length > 0) {
+      await locker.query("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", [rows.map((r) => r.pid)]);
+      await locker.query("ROLLBACK");
+      return rows.length;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  await locker.query("ROLLBACK");
+  return 0;
+}
+
+describe("transient database failures (503, Retry-After, repeat the same call)", () => {
+  it("a backend terminated mid-call is 503 with Retry-After and the advice; the repeat makes no second effect", async () => {
+    const call = { runId: "run-503", stepId: "refund", tool: "issue_refund", budgetMs: 4000 };
+    const args = { order_id: "T-1", amount: "20.00", reason: "lock" };
+    const [res, killed] = await Promise.all([stack.post("calls.execute", { ...call, args }), killWaiter()]);
+    expect(killed).toBeGreaterThan(0);
+    expect(res.status, JSON.stringify(res.json)).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("1");
+    expect(res.json.error.message).toMatch(/repeat the same call/);
+    expect(res.json.error.data.detail).toMatchObject({ retryAfterMs: 1000, retrySame: true });
+    expect(stack.remote.effects).toHaveLength(1);
+
+    // The agent repeats the same call as advised, as often as it is told to wait.
+    let env: Json;
+    for (let i = 0; i < 40; i++) {
+      const again = await stack.post("calls.execute", { ...call, args: { ...args, reason: "again" } });
+      expect([200, 503]).toContain(again.status);
+      env = again.json.result?.data;
+      if (env?.status === "SUCCEEDED") break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(env).toMatchObject({ status: "SUCCEEDED" });
+    expect(stack.remote.effects).toHaveLength(1);
+  });
+
+  it("recognises the failures of a lost connection, and nothing else", () => {
+    const transient = [
+      Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }),
+      new Error("Connection terminated unexpectedly"),
+      Object.assign(new Error("x"), { code: "08006" }),
+      new TypeError("fetch failed", { cause: Object.assign(new Error("connect"), { code: "ECONNREFUSED" }) }),
+      Object.assign(new Error("Timed out fetching a new connection from the connection pool"), { code: "P2024" }),
+      Object.assign(new Error("could not serialize access"), { code: "40001" }),
+    ];
+    for (const e of transient) expect(isTransientDatabaseError(e), String(e)).toBe(true);
+    const permanent = [
+      Object.assign(new Error('duplicate key value violates unique constraint "x"'), { code: "23505" }),
+      Object.assign(new Error("invalid input value for enum"), { code: "22P02" }),
+      new Error("boom"),
+      null,
+      "text",
+    ];
+    for (const e of permanent) expect(isTransientDatabaseError(e), String(e)).toBe(false);
+  });
+});
