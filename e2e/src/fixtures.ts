@@ -90,7 +90,11 @@ export interface Seeded {
 export class Seeder {
   readonly runId: string;
   private step = 0;
-  constructor(label: string) {
+  /** `agentKey`: the agent key the calls are made with (its tenant owns the records); default the stack's. */
+  constructor(
+    label: string,
+    private readonly agentKey: string = stack().keys.agent,
+  ) {
     this.runId = `e2e-${label.replace(/[^A-Za-z0-9_-]+/g, "-").slice(0, 40)}-${randomUUID().slice(0, 8)}`;
   }
 
@@ -113,7 +117,7 @@ export class Seeder {
         args: { order_id: `E2E-${this.step}-${this.runId.slice(-8)}`, amount: "49.90", currency: "EUR", ...args },
         budgetMs: 20_000,
       },
-      stack().keys.agent,
+      this.agentKey,
     );
     expect(status, JSON.stringify(json)).toBe(200);
     const envelope = json.result.data;

@@ -37,6 +37,8 @@ export const TOOLS = {
   trace: "traced_refund",
   pages: "pages_refund",
   pagesManual: "pages_manual_refund",
+  /** Unsafe without probes: records of two tenants in the human queue (tenants.spec.ts). */
+  tenants: "tenants_refund",
 } as const;
 
 /** The web app's trace link template (never opened: the tests read the link). */
