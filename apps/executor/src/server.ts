@@ -1,11 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { batchCallCount, capResponseSize, writeTrpcError } from "./http-limits.ts";
+import { createMcpHttpHandler } from "./mcp/http.ts";
 import { createAuthThrottle } from "./trpc/auth-throttle.ts";
 import { createContext, type Services } from "./trpc/context.ts";
 import { appRouter } from "./trpc/router.ts";
 
-/** The HTTP server: `/trpc/*` (the API), `/healthz` (liveness), `/readyz` (database reachable, migrations applied). */
+/**
+ * The HTTP server: `/trpc/*` (the API), `/mcp` (the MCP gateway, Streamable HTTP; mcp/http.ts),
+ * `/healthz` (liveness), `/readyz` (database reachable, migrations applied).
+ */
 export interface HttpServer {
   server: Server;
   /** Requests being served now. */
@@ -38,6 +42,7 @@ export function createHttpServer(
       if (error.code === "INTERNAL_SERVER_ERROR") services.logger.error({ err: error, path }, "procedure failed");
     },
   });
+  const mcp = createMcpHttpHandler(services, throttle);
   let inFlight = 0;
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
@@ -60,8 +65,13 @@ export function createHttpServer(
       );
       return;
     }
+    if (path === "/mcp") {
+      inFlight++;
+      res.on("close", () => inFlight--);
+      return mcp.handle(req, res);
+    }
     if (!path.startsWith("/trpc/"))
-      return json(res, 404, { error: { message: `no route ${path}; the API is under /trpc/` } });
+      return json(res, 404, { error: { message: `no route ${path}; the API is under /trpc/ (MCP: /mcp)` } });
     const declared = Number(req.headers["content-length"] ?? "0");
     if (declared > env.TRISTATE_MAX_BODY_BYTES) {
       return writeTrpcError(
@@ -96,6 +106,7 @@ export function createHttpServer(
     trpc(req, res);
   });
   server.maxConnections = env.TRISTATE_MAX_CONNECTIONS;
+  server.on("close", () => void mcp.close());
   let dropped = 0;
   let droppedLoggedAt = 0;
   server.on("drop", () => {

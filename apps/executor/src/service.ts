@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { type AnyTool, createConfirmationTokens, createExecutor, DEFAULT_TENANT } from "@tristate/core";
 import { ApiKeyStore, DashboardSessionStore, MIGRATIONS_DIR, openDatabase } from "@tristate/db";
 import { loadCatalog } from "./catalog/load.ts";
+import { closeMcpUpstreams } from "./catalog/mcp-tool.ts";
 import type { Env } from "./env.ts";
 import { createLogger } from "./logger.ts";
 import { createHttpServer } from "./server.ts";
@@ -130,6 +131,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
         http.server.closeAllConnections();
         await closed;
         await sweeper.stop();
+        await closeMcpUpstreams(tools);
         await db.close();
         await telemetry.shutdown();
         logger.info("executor stopped");

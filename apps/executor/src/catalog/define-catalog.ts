@@ -5,6 +5,7 @@
 import type { AnyTool } from "@tristate/core";
 import type { Env } from "../env.ts";
 import type { HttpToolDeclaration } from "./http-tool.ts";
+import type { McpToolDeclaration } from "./mcp-tool.ts";
 
 /** The contents of a catalog module. */
 export interface Catalog {
@@ -14,6 +15,8 @@ export interface Catalog {
   httpTools?: HttpToolDeclaration[];
   /** Paths of `.json` files of declarative HTTP tools (`[...]` or `{ "httpTools": [...] }`), relative to the module. */
   httpToolFiles?: string[];
+  /** Tools of upstream MCP servers (Streamable HTTP or stdio), called through the executor. */
+  mcpTools?: McpToolDeclaration[];
   /**
    * Hosts the declarative HTTP tools may call; absent: any host the catalog names. An entry is an
    * exact host (`payments.internal`, `10.0.0.7`, `::1`: called whatever it resolves to), `*.<domain>`
@@ -44,3 +47,4 @@ export {
 export { z } from "zod";
 export type { Env } from "../env.ts";
 export type { FoundRule, HttpToolArg, HttpToolDeclaration } from "./http-tool.ts";
+export type { McpFoundRule, McpToolDeclaration } from "./mcp-tool.ts";

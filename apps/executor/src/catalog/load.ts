@@ -7,15 +7,16 @@ import { CatalogError } from "./catalog-error.ts";
 import type { Catalog, CatalogDefinition } from "./define-catalog.ts";
 import { hostPolicy } from "./http-tool/host-policy.ts";
 import { httpTool } from "./http-tool.ts";
+import { createUpstreamPool, mcpTool } from "./mcp-tool.ts";
 
 export { CatalogError } from "./catalog-error.ts";
 
 /**
  * Loads the tool catalog from `configPath` (relative to the working directory): a module
  * (`tristate.config.ts`; the service runs under tsx) whose default export — or named exports — is
- * `{ tools?, httpTools?, httpToolFiles?, httpAllowHosts? }` or a function of the validated configuration
+ * `{ tools?, httpTools?, httpToolFiles?, httpAllowHosts?, mcpTools? }` or a function of the validated configuration
  * returning it; or a `.json` file of declarative HTTP tools (`[...]` or `{ "httpTools": [...],
- * "httpAllowHosts"?: [...] }`). Without a path
+ * "httpAllowHosts"?: [...], "mcpTools"?: [...] }`). Without a path
  * the catalog is empty (the service starts, lists no tools, and says so in its log).
  * @param env the service's configuration, passed to a catalog function.
  * @throws CatalogError naming the tool and the field when the catalog is invalid (bad declaration,
@@ -38,7 +39,9 @@ export async function loadCatalog(configPath: string | undefined, env?: Env): Pr
  * @throws CatalogError as {@link loadCatalog}.
  */
 export async function buildCatalog(
-  catalog: Catalog | { tools?: unknown; httpTools?: unknown; httpToolFiles?: unknown; httpAllowHosts?: unknown },
+  catalog:
+    | Catalog
+    | { tools?: unknown; httpTools?: unknown; httpToolFiles?: unknown; httpAllowHosts?: unknown; mcpTools?: unknown },
   baseDir: string = process.cwd(),
 ): Promise<AnyTool[]> {
   const hosts = hostPolicy(catalog.httpAllowHosts);
@@ -67,6 +70,11 @@ export async function buildCatalog(
     });
   }
   for (const d of declared) entries.push({ tool: httpTool(d.raw, d.index, { hosts }), where: d.where });
+  const mcp: unknown = catalog.mcpTools ?? [];
+  if (!Array.isArray(mcp)) throw new CatalogError(null, "mcpTools", "must be an array of MCP tool declarations");
+  // One pool per catalog: tools of one upstream server share its connection (closeMcpUpstreams ends them).
+  const pool = createUpstreamPool();
+  for (const [i, raw] of mcp.entries()) entries.push({ tool: mcpTool(raw, i, pool), where: `mcpTools.${i}` });
 
   const byName = new Map<string, string>();
   for (const { tool, where } of entries) {
@@ -117,10 +125,10 @@ function jsonCatalog(
   value: unknown,
   path: string,
   topLevel: boolean,
-): { httpTools?: unknown[]; httpAllowHosts?: unknown } {
+): { httpTools?: unknown[]; httpAllowHosts?: unknown; mcpTools?: unknown } {
   if (Array.isArray(value)) return { httpTools: value };
   if (value !== null && typeof value === "object") {
-    const known = topLevel ? ["httpTools", "httpAllowHosts", "$schema"] : ["httpTools", "$schema"];
+    const known = topLevel ? ["httpTools", "httpAllowHosts", "mcpTools", "$schema"] : ["httpTools", "$schema"];
     const extra = Object.keys(value).find((k) => !known.includes(k));
     if (extra !== undefined) {
       const expected = topLevel
@@ -128,13 +136,22 @@ function jsonCatalog(
         : '"httpTools"; httpAllowHosts belongs to the catalog';
       throw new CatalogError(null, extra, `unknown field in ${path} (expected ${expected})`);
     }
-    const { httpTools: list, httpAllowHosts } = value as { httpTools?: unknown; httpAllowHosts?: unknown };
+    const {
+      httpTools: list,
+      httpAllowHosts,
+      mcpTools,
+    } = value as {
+      httpTools?: unknown;
+      httpAllowHosts?: unknown;
+      mcpTools?: unknown;
+    };
     if (list !== undefined && !Array.isArray(list)) {
       throw new CatalogError(null, "httpTools", `must be an array in ${path}`);
     }
     return {
       ...(list === undefined ? {} : { httpTools: list }),
       ...(httpAllowHosts === undefined ? {} : { httpAllowHosts }),
+      ...(mcpTools === undefined ? {} : { mcpTools }),
     };
   }
   throw new CatalogError(null, null, `${path} must hold an array of HTTP tools or { "httpTools": [...] }`);
@@ -162,12 +179,12 @@ async function moduleCatalog(path: string, env: Env | undefined): Promise<Catalo
   if (
     def === null ||
     typeof def !== "object" ||
-    !("tools" in def || "httpTools" in def || "httpToolFiles" in def || "httpAllowHosts" in def)
+    !("tools" in def || "httpTools" in def || "httpToolFiles" in def || "httpAllowHosts" in def || "mcpTools" in def)
   ) {
     throw new CatalogError(
       null,
       null,
-      `${path}: must export { tools?, httpTools?, httpToolFiles?, httpAllowHosts? } (default or named exports)`,
+      `${path}: must export { tools?, httpTools?, httpToolFiles?, httpAllowHosts?, mcpTools? } (default or named exports)`,
     );
   }
   return def;

@@ -1,0 +1,143 @@
+/**
+ * Tristate as an MCP server: the catalog as MCP tools (name = catalog name, `inputSchema` = the
+ * arguments' JSON Schema as `tools.list` gives it, `outputSchema` = the Envelope), each `tools/call`
+ * run through the caller's tenant's executor and answered with the Envelope (envelope-result.ts).
+ * Transport-neutral: http.ts serves it over Streamable HTTP, stdio.ts over stdio.
+ */
+
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { type AnyTool, type Executor, findBadText } from "@tristate/core";
+import { z } from "zod";
+import { resolveDeadline } from "../api/calls/execute.ts";
+import { AppError } from "../app-error.ts";
+import type { Logger } from "../logger.ts";
+import { ENVELOPE_OUTPUT_SCHEMA, envelopeResult } from "./envelope-result.ts";
+import { META_CONFIRMATION, META_DEADLINE, MetaError, runAndStep } from "./run-step.ts";
+
+/** The server's name and version in `initialize`. */
+export const GATEWAY_INFO = { name: "tristate", version: "0.1.0" } as const;
+
+/** What one MCP session's server needs. */
+export interface GatewayOptions {
+  /** The acting tenant's executor (the key's tenant). */
+  executor: Executor;
+  /** The session's run id (`mcp-<session id>`), used when a call names no run in `_meta`. */
+  runId: string;
+  /** Now, epoch ms (the executor's clock). */
+  now(): number;
+  /** `TRISTATE_MAX_BUDGET_MS` and `TRISTATE_DEFAULT_BUDGET_MS`, ms. */
+  budget: { maxBudgetMs: number; defaultBudgetMs: number };
+  logger: Logger;
+  /** The key's name and tenant, for the log. */
+  caller: { name: string; tenant: string };
+}
+
+/** The system-prompt rule sent as the server's `instructions` (clients may add it to the model's prompt). */
+const INSTRUCTIONS =
+  "Every tool answers an envelope with status SUCCEEDED, FAILED_NO_EFFECT or UNKNOWN and retry_safe. When retry_safe " +
+  "is false, do not call the tool again for that step: report the status and the envelope's message. Calling the same " +
+  "tool with the same identifying arguments again in this session is the same step (a replay, never a second effect); " +
+  'to make a second, deliberate call with the same arguments, pass another _meta["io.tristate/stepId"].';
+
+/** One catalog tool as an MCP tool. */
+export function mcpToolOf(tool: AnyTool): Tool {
+  const inputSchema = tool.args
+    ? (z.toJSONSchema(tool.args, { unrepresentable: "any", io: "input" }) as Record<string, unknown>)
+    : { type: "object" };
+  return {
+    name: tool.name,
+    ...(tool.description ? { description: tool.description } : {}),
+    inputSchema: inputSchema as Tool["inputSchema"],
+    outputSchema: ENVELOPE_OUTPUT_SCHEMA as unknown as Tool["outputSchema"],
+    annotations: {
+      readOnlyHint: tool.kind === "read_only",
+      // A repeat with the same identity in the same run is replayed, never a second effect.
+      idempotentHint: true,
+      ...(tool.irreversible ? { destructiveHint: true } : {}),
+    },
+  };
+}
+
+/**
+ * Creates the MCP server of one session (connect it to one transport).
+ * A client's cancellation (`notifications/cancelled`, e.g. after its -32001 timeout) does not stop
+ * the call: it runs to its outcome in the intent log, where the client's repeat finds it.
+ */
+export function createGatewayServer(options: GatewayOptions): Server {
+  const { executor, logger } = options;
+  const server = new Server(GATEWAY_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...executor.tools.values()].map(mcpToolOf) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const { name } = request.params;
+    const args = request.params.arguments ?? {};
+    const meta = request.params._meta as Record<string, unknown> | undefined;
+    const tool = executor.tools.get(name);
+    if (!tool) {
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}: see tools/list`);
+    }
+    const bad = findBadText({ arguments: args, _meta: meta ?? {} });
+    if (bad) throw new McpError(ErrorCode.InvalidParams, `${bad.path.join(".")}: ${bad.rule}`);
+    let ids: { runId: string; stepId: string };
+    try {
+      ids = runAndStep(meta, options.runId, name, tool, args);
+    } catch (error) {
+      if (error instanceof MetaError)
+        throw new McpError(ErrorCode.InvalidParams, error.message, { field: error.field });
+      throw error;
+    }
+    const deadline = deadlineOf(meta, options);
+    const token = meta?.[META_CONFIRMATION];
+    const envelope = await executor.call({
+      ...ids,
+      tool: name,
+      args,
+      deadline,
+      ...(typeof token === "string" && token ? { confirmationToken: token } : {}),
+    });
+    logger.info(
+      {
+        idempotency_key: envelope.idempotency_key || undefined,
+        tool: name,
+        run_id: ids.runId,
+        step_id: ids.stepId,
+        status: envelope.status,
+        replayed: envelope.replayed,
+        attempt: envelope.attempt,
+        code: envelope.error?.code,
+        caller: options.caller.name,
+        tenant: options.caller.tenant,
+      },
+      "mcp tools/call",
+    );
+    return envelopeResult(envelope);
+  });
+  return server;
+}
+
+/**
+ * The call's deadline: `_meta["io.tristate/deadlineEpochMs"]` (capped like `calls.execute`'s), else
+ * the default budget from now.
+ * @throws McpError InvalidParams naming the `_meta` key for a non-number, past or absurd deadline.
+ */
+function deadlineOf(meta: Record<string, unknown> | undefined, options: GatewayOptions) {
+  const given = meta?.[META_DEADLINE];
+  if (given !== undefined && (typeof given !== "number" || !Number.isInteger(given) || given <= 0)) {
+    throw new McpError(ErrorCode.InvalidParams, `_meta["${META_DEADLINE}"]: must be a positive integer (epoch ms)`);
+  }
+  try {
+    return resolveDeadline(given === undefined ? {} : { deadlineEpochMs: given }, options.now(), options.budget);
+  } catch (error) {
+    if (error instanceof AppError) {
+      throw new McpError(ErrorCode.InvalidParams, `_meta["${META_DEADLINE}"]: ${error.message}`);
+    }
+    throw error;
+  }
+}

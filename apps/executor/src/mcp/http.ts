@@ -1,0 +1,198 @@
+/**
+ * The MCP gateway over Streamable HTTP at `/mcp` on the executor's port (issue 11 §3).
+ *
+ * - Every request carries `Authorization: Bearer <API key>` (the executor's keys): none → 401; a bad,
+ *   revoked or malformed key → 401 and counts against the client's address in the auth throttle
+ *   (then 429 with `Retry-After`, as for `/trpc`); a viewer or operator key → 403 (agent and admin keys
+ *   call tools). The key's tenant decides the executor: its records, its keys.
+ * - Sessions: `initialize` (a POST without `Mcp-Session-Id`) opens one; its id is the run of calls that
+ *   name none (run-step.ts). A session belongs to the key that opened it: another key sending its id
+ *   gets 404, as for an unknown session. Sessions idle for {@link SESSION_IDLE_MS} are closed; at most
+ *   {@link MAX_SESSIONS} are open per process (then 503). `DELETE /mcp` ends one.
+ * - POSTs are answered as JSON (no SSE stream); `GET /mcp` (a server-to-client stream) is 405.
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { ApiKeyInfo } from "@tristate/db";
+import type { AuthThrottle } from "../trpc/auth-throttle.ts";
+import type { Services } from "../trpc/context.ts";
+import { createGatewayServer } from "./gateway-server.ts";
+import { sessionRunId } from "./run-step.ts";
+
+/** A session unused this long is closed, ms (30 min). */
+export const SESSION_IDLE_MS = 30 * 60_000;
+/** Most open sessions per executor process. */
+export const MAX_SESSIONS = 10_000;
+
+/** Roles that may call tools over MCP. */
+const CALLER_ROLES: ReadonlySet<string> = new Set(["agent", "admin"]);
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  keyId: string;
+  lastUsedEpochMs: number;
+}
+
+/** The `/mcp` endpoint. */
+export interface McpHttpHandler {
+  /** Serves one request to `/mcp` (any method). Never throws; answers errors as JSON-RPC error bodies. */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** Open sessions now. */
+  sessions(): number;
+  /** Closes every session (at shutdown). */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the `/mcp` handler.
+ * @param throttle the HTTP server's auth throttle (shared with `/trpc`).
+ */
+export function createMcpHttpHandler(services: Services, throttle: AuthThrottle): McpHttpHandler {
+  const { env, logger } = services;
+  const sessions = new Map<string, Session>();
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, s] of sessions) {
+      if (now - s.lastUsedEpochMs > SESSION_IDLE_MS) {
+        sessions.delete(id);
+        void s.transport.close().catch(() => {});
+      }
+    }
+  }, 60_000);
+  sweep.unref();
+
+  const fail = (res: ServerResponse, status: number, code: number, message: string, headers = {}) => {
+    if (res.headersSent) return void res.end();
+    res
+      .writeHead(status, { "content-type": "application/json", ...headers })
+      .end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+  };
+
+  /** The caller's key, or null after answering 401/403/429. */
+  const authenticate = async (req: IncomingMessage, res: ServerResponse): Promise<ApiKeyInfo | null> => {
+    const header = req.headers.authorization;
+    const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    const auth = match?.[1] ? await services.keys.verify(match[1]) : null;
+    if (!auth) {
+      if (header !== undefined) {
+        const verdict = await throttle.failed(throttle.clientOf(req));
+        if (verdict.throttled) {
+          fail(res, 429, -32000, `too many failed API keys from this address; retry in ${verdict.retryAfterS} s`, {
+            "retry-after": String(verdict.retryAfterS),
+          });
+          return null;
+        }
+      }
+      fail(
+        res,
+        401,
+        -32000,
+        header === undefined
+          ? "an API key is required: Authorization: Bearer <key>"
+          : "the API key is invalid or revoked",
+        { "www-authenticate": 'Bearer realm="tristate"' },
+      );
+      return null;
+    }
+    if (!CALLER_ROLES.has(auth.role)) {
+      fail(res, 403, -32000, `role ${auth.role} may not call tools; it needs one of: agent, admin`);
+      return null;
+    }
+    return auth;
+  };
+
+  const readBody = async (req: IncomingMessage, res: ServerResponse): Promise<{ body: unknown } | null> => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > env.TRISTATE_MAX_BODY_BYTES) {
+        fail(res, 413, -32600, `request body over ${env.TRISTATE_MAX_BODY_BYTES} bytes (TRISTATE_MAX_BODY_BYTES)`);
+        return null;
+      }
+      chunks.push(chunk);
+    }
+    try {
+      return { body: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
+    } catch {
+      fail(res, 400, -32700, "parse error: the body is not JSON");
+      return null;
+    }
+  };
+
+  const open = async (auth: ApiKeyInfo, req: IncomingMessage, res: ServerResponse, body: unknown) => {
+    if (sessions.size >= MAX_SESSIONS) {
+      return fail(res, 503, -32000, "too many open MCP sessions; end unused ones (DELETE /mcp) and try again");
+    }
+    const id = randomUUID();
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      enableJsonResponse: true,
+      onsessioninitialized: (sid) => {
+        sessions.set(sid, { transport, keyId: auth.id, lastUsedEpochMs: Date.now() });
+      },
+    });
+    transport.onclose = () => {
+      sessions.delete(id);
+    };
+    const server = createGatewayServer({
+      executor: services.tenants.executor(auth.tenant),
+      runId: sessionRunId(id),
+      now: () => services.now(),
+      budget: { maxBudgetMs: env.TRISTATE_MAX_BUDGET_MS, defaultBudgetMs: env.TRISTATE_DEFAULT_BUDGET_MS },
+      logger,
+      caller: { name: auth.name, tenant: auth.tenant },
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const serve = async (req: IncomingMessage, res: ServerResponse) => {
+    const auth = await authenticate(req, res);
+    if (!auth) return;
+    if (req.method === "GET") {
+      return fail(res, 405, -32000, "this server offers no server-to-client stream; POST requests", {
+        allow: "POST, DELETE",
+      });
+    }
+    if (req.method !== "POST" && req.method !== "DELETE") {
+      return fail(res, 405, -32000, `method ${req.method} not allowed`, { allow: "POST, DELETE" });
+    }
+    const sessionId = req.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const session = sessions.get(sessionId);
+      // Another key's session is answered like a session that does not exist.
+      if (!session || session.keyId !== auth.id) return fail(res, 404, -32000, "session not found");
+      session.lastUsedEpochMs = Date.now();
+      if (req.method === "DELETE") return session.transport.handleRequest(req, res);
+      const read = await readBody(req, res);
+      if (read) await session.transport.handleRequest(req, res, read.body);
+      return;
+    }
+    if (req.method === "DELETE") return fail(res, 400, -32000, "Mcp-Session-Id header is required");
+    const read = await readBody(req, res);
+    if (!read) return;
+    if (!isInitializeRequest(read.body)) {
+      return fail(res, 400, -32000, "no Mcp-Session-Id: the first request of a session must be initialize");
+    }
+    await open(auth, req, res, read.body);
+  };
+
+  return {
+    handle(req, res) {
+      serve(req, res).catch((error: unknown) => {
+        logger.error({ err: error }, "mcp request failed");
+        fail(res, 500, -32603, "internal error; the service log has the details");
+      });
+    },
+    sessions: () => sessions.size,
+    async close() {
+      clearInterval(sweep);
+      const all = [...sessions.values()];
+      sessions.clear();
+      await Promise.all(all.map((s) => s.transport.close().catch(() => {})));
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Run and step ids under MCP (issue 11 §3). MCP carries no plan step, and a client's JSON-RPC
+ * request id changes on every retry, so the rule is:
+ *
+ * 1. `params._meta["io.tristate/runId"]` and `params._meta["io.tristate/stepId"]` when the client
+ *    gives them (the same rules as `calls.execute`: 1–200 printable ASCII characters without spaces;
+ *    no `compensate:`/`correct:` step).
+ * 2. Otherwise the run is the MCP session: `mcp-<session id>` (Streamable HTTP's `Mcp-Session-Id`;
+ *    for stdio, one id per `tristate mcp` process).
+ * 3. Otherwise the step is the tool and its canonical identity: `mcp:<tool>:<16 hex of SHA-256 of the
+ *    canonical identity>`. A repeat of the same tool with the same identity in the same run is the
+ *    same step — a client that timed out (-32001), cancelled and called again gets the first call's
+ *    outcome replayed or reconciled, never a second effect. Two deliberate calls with the same
+ *    identity need two step ids (`io.tristate/stepId`).
+ */
+import { createHash } from "node:crypto";
+import { type AnyTool, canonicalIdentity } from "@tristate/core";
+import { agentStepIdSchema, idSchema } from "../api/ids.ts";
+
+/** `_meta` key of the run id. */
+export const META_RUN_ID = "io.tristate/runId";
+/** `_meta` key of the step id. */
+export const META_STEP_ID = "io.tristate/stepId";
+/** `_meta` key of the turn's deadline, epoch ms (optional; default: `TRISTATE_DEFAULT_BUDGET_MS` from now). */
+export const META_DEADLINE = "io.tristate/deadlineEpochMs";
+/** `_meta` key of a confirmation token (`confirmations.issue`) for tools with a confirmation policy. */
+export const META_CONFIRMATION = "io.tristate/confirmationToken";
+
+/** A `_meta` value that breaks its rule. */
+export class MetaError extends Error {
+  override readonly name = "MetaError";
+  /** The `_meta` key at fault, e.g. `io.tristate/stepId`. */
+  readonly field: string;
+  constructor(field: string, rule: string) {
+    super(`_meta["${field}"]: ${rule}`);
+    this.field = field;
+  }
+}
+
+/** The run id of an MCP session. */
+export const sessionRunId = (sessionId: string): string => `mcp-${sessionId}`;
+
+/**
+ * The run and step of one `tools/call`.
+ * @param meta the request's `params._meta` (may be absent).
+ * @param sessionRun the session's run id ({@link sessionRunId}).
+ * @param tool the catalog tool called, or undefined for an unknown tool (the executor refuses it).
+ * @param args the call's arguments as sent.
+ * @throws MetaError when a given run or step id breaks its rule.
+ */
+export function runAndStep(
+  meta: Record<string, unknown> | undefined,
+  sessionRun: string,
+  toolName: string,
+  tool: AnyTool | undefined,
+  args: Record<string, unknown>,
+): { runId: string; stepId: string } {
+  const runId = checked(meta, META_RUN_ID, idSchema) ?? sessionRun;
+  const stepId = checked(meta, META_STEP_ID, agentStepIdSchema) ?? identityStep(toolName, tool, args);
+  return { runId, stepId };
+}
+
+function checked(
+  meta: Record<string, unknown> | undefined,
+  key: string,
+  schema: typeof idSchema | typeof agentStepIdSchema,
+): string | undefined {
+  const value = meta?.[key];
+  if (value === undefined) return undefined;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new MetaError(key, parsed.error.issues[0]?.message ?? "is invalid");
+  return parsed.data;
+}
+
+/**
+ * `mcp:<tool>:<hash>` from the tool's canonical identity of the (schema-parsed) arguments. Arguments
+ * the tool's schema or canonicalisers refuse give `mcp:<tool>:invalid`: the executor refuses such a
+ * call before writing anything, so no record is ever made under it.
+ */
+export function identityStep(toolName: string, tool: AnyTool | undefined, args: Record<string, unknown>): string {
+  if (!tool) return `mcp:${toolName}:unknown`;
+  try {
+    const parsed = tool.args ? tool.args.parse(args) : args;
+    const identity = canonicalIdentity(parsed, tool.identity);
+    const canonical = JSON.stringify(Object.entries(identity).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return `mcp:${toolName}:${createHash("sha256").update(canonical, "utf8").digest("hex").slice(0, 16)}`;
+  } catch {
+    return `mcp:${toolName}:invalid`;
+  }
+}
