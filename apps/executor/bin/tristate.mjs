@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `tristate` command (API keys for now): runs src/cli.ts through tsx, which loads the
+// The `tristate` command (API keys; `tristate mcp`, the MCP gateway on stdio): runs src/cli.ts through tsx, which loads the
 // workspace's TypeScript sources directly.
 import { register } from "tsx/esm/api";
 

@@ -4,6 +4,7 @@
  *   tristate keys create --role agent|viewer|operator|admin --name NAME [--tenant TENANT] [--json]
  *   tristate keys list [--json]
  *   tristate keys revoke ID
+ *   tristate mcp              (the MCP gateway on stdio; key in TRISTATE_API_KEY; see mcp/stdio.ts)
  *
  * Uses the service's database: `DATABASE_URL`, else the embedded default (stop the service first:
  * the embedded database allows one process). Exit codes: 0 done, 1 failed, 2 usage error.
@@ -11,6 +12,7 @@
 import { TENANT_PATTERN, TENANT_RULE_TEXT } from "@tristate/core";
 import { API_KEY_ROLES, type ApiKeyInfo, type ApiKeyRole, ApiKeyStore, openDatabase } from "@tristate/db";
 import { readEnv } from "./env.ts";
+import { runMcpStdio } from "./mcp/stdio.ts";
 
 /** Where the CLI writes; injectable for tests. */
 export interface CliIo {
@@ -27,6 +29,9 @@ const USAGE = `usage:
       lists the keys (never their secrets)
   tristate keys revoke ID
       revokes a key and ends its dashboard sessions
+  tristate mcp
+      serves the catalog as an MCP server on stdin/stdout (for MCP clients that start a command);
+      the agent key is TRISTATE_API_KEY, the catalog TRISTATE_CONFIG
 
 The database is DATABASE_URL, else the embedded default (TRISTATE_DATA_DIR).`;
 
@@ -108,7 +113,8 @@ type Action = (keys: ApiKeyStore, io: CliIo) => Promise<number>;
 function plan(argv: string[]): Action | "help" {
   const [group, verb, ...rest] = argv;
   if (group === undefined || group === "help" || group === "--help" || group === "-h") return "help";
-  if (group !== "keys") throw new UsageError(`unknown command ${JSON.stringify(group)} (try: tristate keys …)`);
+  if (group !== "keys")
+    throw new UsageError(`unknown command ${JSON.stringify(group)} (try: tristate keys … or tristate mcp)`);
   if (verb === undefined || verb === "--help" || verb === "-h") return "help";
   switch (verb) {
     case "create": {
@@ -186,6 +192,9 @@ export async function main(
     env: process.env,
   },
 ): Promise<number> {
+  if (argv[0] === "mcp" && argv.length === 1) {
+    return runMcpStdio({ env: io.env, stdin: process.stdin, stdout: process.stdout, err: io.err });
+  }
   let action: Action | "help";
   try {
     action = plan(argv);

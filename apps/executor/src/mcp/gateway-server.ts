@@ -38,6 +38,8 @@ export interface GatewayOptions {
   logger: Logger;
   /** The key's name and tenant, for the log. */
   caller: { name: string; tenant: string };
+  /** Counts calls in flight (incremented when a call starts, decremented when it ends), for a graceful stop. */
+  inFlight?: { count: number };
 }
 
 /** The system-prompt rule sent as the server's `instructions` (clients may add it to the model's prompt). */
@@ -95,13 +97,19 @@ export function createGatewayServer(options: GatewayOptions): Server {
     }
     const deadline = deadlineOf(meta, options);
     const token = meta?.[META_CONFIRMATION];
-    const envelope = await executor.call({
-      ...ids,
-      tool: name,
-      args,
-      deadline,
-      ...(typeof token === "string" && token ? { confirmationToken: token } : {}),
-    });
+    if (options.inFlight) options.inFlight.count++;
+    let envelope: Awaited<ReturnType<Executor["call"]>>;
+    try {
+      envelope = await executor.call({
+        ...ids,
+        tool: name,
+        args,
+        deadline,
+        ...(typeof token === "string" && token ? { confirmationToken: token } : {}),
+      });
+    } finally {
+      if (options.inFlight) options.inFlight.count--;
+    }
     logger.info(
       {
         idempotency_key: envelope.idempotency_key || undefined,

@@ -1,0 +1,108 @@
+/**
+ * `tristate mcp`: the MCP gateway on stdio, for MCP clients that start their servers as commands
+ * (`npx tristate mcp`). The API key comes from `TRISTATE_API_KEY` and is verified against the
+ * database (an agent or admin key; its tenant decides the records and keys). The run of calls that
+ * name none in `_meta` is this process (`mcp-<random id>`). The catalog is `TRISTATE_CONFIG`, the
+ * database `DATABASE_URL` (else the embedded default, which one process opens at a time: stop the
+ * service first). Logs go to stderr; stdout carries only MCP. No sweeper runs here: the service's
+ * sweepers reconcile records this process leaves PENDING.
+ */
+import { randomUUID } from "node:crypto";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createConfirmationTokens, createExecutor } from "@tristate/core";
+import { ApiKeyStore, openDatabase } from "@tristate/db";
+import pino from "pino";
+import { loadCatalog } from "../catalog/load.ts";
+import { closeMcpUpstreams } from "../catalog/mcp-tool.ts";
+import { readEnv } from "../env.ts";
+import { createGatewayServer } from "./gateway-server.ts";
+import { sessionRunId } from "./run-step.ts";
+
+/** The environment variable holding the API key of `tristate mcp`. */
+export const API_KEY_VARIABLE = "TRISTATE_API_KEY";
+
+/** Where `tristate mcp` reads and writes; injectable for tests. */
+export interface StdioIo {
+  env: NodeJS.ProcessEnv;
+  stdin: NodeJS.ReadableStream & { on(event: "end" | "close", listener: () => void): unknown };
+  stdout: NodeJS.WritableStream;
+  /** Diagnostics (never stdout). */
+  err(text: string): void;
+}
+
+/**
+ * Serves MCP on stdin/stdout until stdin ends (or SIGTERM/SIGINT), then lets calls in flight finish
+ * (up to `TRISTATE_SHUTDOWN_GRACE_MS`), closes upstream connections and the database.
+ * @returns the exit code: 0 after a normal end, 1 when the key is refused or start-up fails, 2 when
+ *   the key is missing.
+ */
+export async function runMcpStdio(io: StdioIo): Promise<number> {
+  const secret = io.env[API_KEY_VARIABLE];
+  if (!secret) {
+    io.err(`tristate mcp: set ${API_KEY_VARIABLE} to an agent key (tristate keys create --role agent …)\n`);
+    return 2;
+  }
+  let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
+  let tools: Awaited<ReturnType<typeof loadCatalog>> = [];
+  try {
+    const env = readEnv(io.env);
+    db = await openDatabase({
+      ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { embedded: true }),
+      ...(env.TRISTATE_DATA_DIR ? { dataDir: env.TRISTATE_DATA_DIR } : {}),
+      poolSize: 8,
+    });
+    const auth = await new ApiKeyStore(db.store.prisma).verify(secret);
+    if (!auth) {
+      io.err(`tristate mcp: ${API_KEY_VARIABLE} is not a valid key (invalid or revoked)\n`);
+      return 1;
+    }
+    if (auth.role !== "agent" && auth.role !== "admin") {
+      io.err(`tristate mcp: role ${auth.role} may not call tools; use an agent key\n`);
+      return 1;
+    }
+    tools = await loadCatalog(env.TRISTATE_CONFIG, env);
+    const logger = pino(
+      { level: env.LOG_LEVEL, base: { service: "tristate-mcp" }, timestamp: pino.stdTimeFunctions.isoTime },
+      pino.destination(2),
+    );
+    const executor = createExecutor({
+      store: db.store.forTenant(auth.tenant),
+      tools,
+      confirmations: createConfirmationTokens(env.TRISTATE_CONFIRMATION_SECRET),
+      probe: {
+        attempts: env.TRISTATE_PROBE_ATTEMPTS,
+        spacingMs: env.TRISTATE_PROBE_SPACING_MS,
+        timeoutMs: env.TRISTATE_PROBE_TIMEOUT_MS,
+      },
+    });
+    const inFlight = { count: 0 };
+    const server = createGatewayServer({
+      executor,
+      runId: sessionRunId(randomUUID()),
+      now: () => executor.clock.nowEpochMs(),
+      budget: { maxBudgetMs: env.TRISTATE_MAX_BUDGET_MS, defaultBudgetMs: env.TRISTATE_DEFAULT_BUDGET_MS },
+      logger,
+      caller: { name: auth.name, tenant: auth.tenant },
+      inFlight,
+    });
+    const ended = new Promise<void>((resolve) => {
+      io.stdin.on("end", resolve);
+      io.stdin.on("close", resolve);
+      process.once("SIGTERM", resolve);
+      process.once("SIGINT", resolve);
+    });
+    await server.connect(new StdioServerTransport(io.stdin as NodeJS.ReadStream, io.stdout as NodeJS.WriteStream));
+    logger.info({ tools: tools.map((t) => t.name), tenant: auth.tenant }, "tristate mcp serving on stdio");
+    await ended;
+    const until = Date.now() + env.TRISTATE_SHUTDOWN_GRACE_MS;
+    while (inFlight.count > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await server.close().catch(() => {});
+    return 0;
+  } catch (error) {
+    io.err(`tristate mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await closeMcpUpstreams(tools).catch(() => {});
+    await db?.close().catch(() => {});
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * `npx tristate mcp`: the MCP gateway on stdio (issue 11 §3), driven by the SDK's real `Client`
+ * through `StdioClientTransport`, with the key in TRISTATE_API_KEY verified against PostgreSQL and
+ * the ticket catalog in TRISTATE_CONFIG in front of an upstream desk the test starts.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ApiKeyStore } from "@tristate/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDesk, startTicketHttpServer, type TicketHttpServer } from "./fixtures/ticket-mcp.ts";
+import { envelopeOf, ticketDeclarations } from "./mcp-support.ts";
+import { startStack, type TestStack } from "./support.ts";
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const bin = join(repoRoot, "apps", "executor", "bin", "tristate.mjs");
+let stack: TestStack;
+let desk: TicketHttpServer;
+let dir: string;
+let catalogFile: string;
+let acmeKey: string;
+const clients: Client[] = [];
+const ticketsAbout = (subject: string) => desk.desk.tickets.filter((t) => t.subject === subject);
+
+const childEnv = (key: string) => ({
+  ...getDefaultEnvironment(),
+  DATABASE_URL: stack.db.url,
+  TRISTATE_CONFIG: catalogFile,
+  TRISTATE_API_KEY: key,
+  LOG_LEVEL: "silent",
+});
+
+/** `npx tristate mcp` in the repository's root, as an MCP client's config starts it. */
+async function stdioClient(key: string): Promise<Client> {
+  const client = new Client({ name: "stdio-agent", version: "1.0.0" });
+  const transport = new StdioClientTransport({
+    command: "npx",
+    args: ["--offline", "--no", "tristate", "mcp"],
+    cwd: repoRoot,
+    env: childEnv(key),
+    stderr: "pipe",
+  });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+/** Runs the bin with `mcp` and stdin closed: its exit code and stderr. */
+function runOnce(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, "mcp"], { env, stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    child.stdin.end();
+    child.once("exit", (code) => resolve({ code, stderr }));
+  });
+}
+
+beforeAll(async () => {
+  desk = await startTicketHttpServer(createDesk());
+  stack = await startStack();
+  dir = await mkdtemp(join(tmpdir(), "tristate-mcp-cli-"));
+  catalogFile = join(dir, "catalog.json");
+  await writeFile(catalogFile, JSON.stringify({ mcpTools: ticketDeclarations({ url: desk.url }) }));
+  acmeKey = (
+    await new ApiKeyStore(stack.service.services.store.prisma).create({ name: "stdio", role: "agent", tenant: "acme" })
+  ).secret;
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  await stack?.close();
+  await desk?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("npx tristate mcp (stdio)", () => {
+  it("serves the catalog; a call answers the Envelope, a repeat replays, one effect; the record is the key's tenant's", async () => {
+    const client = await stdioClient(acmeKey);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["open_ticket", "open_ticket_flaky"]);
+    const first = await client.callTool({ name: "open_ticket", arguments: { subject: "stdio ticket" } });
+    expect(envelopeOf(first)).toMatchObject({ status: "SUCCEEDED", replayed: false });
+    const again = await client.callTool({ name: "open_ticket", arguments: { subject: "stdio ticket" } });
+    expect(envelopeOf(again)).toMatchObject({ status: "SUCCEEDED", replayed: true });
+    expect(ticketsAbout("stdio ticket")).toHaveLength(1);
+    const key = envelopeOf(first).idempotency_key;
+    const record = await stack.get("calls.get", { key }, acmeKey);
+    expect(record.json.result.data).toMatchObject({ tenant: "acme", runId: expect.stringMatching(/^mcp-/) });
+    expect((await stack.get("calls.get", { key }, stack.keys.agent)).status).toBe(404); // default tenant
+  });
+
+  it("timeout, cancel, repeat over stdio: one effect", async () => {
+    const client = await stdioClient(acmeKey);
+    desk.desk.answerDelayMs = 1500;
+    try {
+      const args = { subject: "slow over stdio" };
+      const timedOut = await client
+        .callTool({ name: "open_ticket", arguments: args }, undefined, { timeout: 300 })
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
+      expect((timedOut as McpError).code).toBe(ErrorCode.RequestTimeout);
+      expect(timedOut).toBeInstanceOf(McpError);
+      const during = await client.callTool({ name: "open_ticket", arguments: args });
+      expect(during.isError).toBe(true);
+      expect(envelopeOf(during)).toMatchObject({ status: "UNKNOWN", retry_safe: false });
+      await new Promise((r) => setTimeout(r, 2000));
+      const after = await client.callTool({ name: "open_ticket", arguments: args });
+      expect(envelopeOf(after)).toMatchObject({ status: "SUCCEEDED", replayed: true });
+      expect(ticketsAbout("slow over stdio")).toHaveLength(1);
+    } finally {
+      desk.desk.answerDelayMs = 0;
+    }
+  });
+
+  it("the key: missing → exit 2; invalid → exit 1; a viewer key → exit 1; nothing is served", async () => {
+    const base = childEnv("");
+    const { TRISTATE_API_KEY: _, ...noKey } = base;
+    const missing = await runOnce(noKey);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/TRISTATE_API_KEY/);
+    const bad = await runOnce({ ...base, TRISTATE_API_KEY: "ts_agent_not-a-real-key-000000" });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/not a valid key/);
+    const viewer = await runOnce({ ...base, TRISTATE_API_KEY: stack.keys.viewer });
+    expect(viewer.code).toBe(1);
+    expect(viewer.stderr).toMatch(/role viewer/);
+  });
+});
