@@ -23,7 +23,7 @@ const ticketsAbout = (subject: string) => desk.desk.tickets.filter((t) => t.subj
 beforeAll(async () => {
   desk = await startTicketHttpServer(createDesk());
   const tools = await ticketTools({ url: desk.url });
-  stack = await startStack({ tools: () => tools });
+  stack = await startStack({ tools: () => tools, env: { TRISTATE_AUTH_FAILURES: "5" } });
 });
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => {})));
@@ -185,5 +185,18 @@ describe("MCP gateway over Streamable HTTP at /mcp", () => {
     expect(envelopeOf(bad)).toMatchObject({ status: "FAILED_NO_EFFECT", retry_safe: true });
     expect(envelopeOf(bad).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "subject" });
     await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toThrow(/unknown tool/);
+  });
+
+  it("bad keys are throttled per address like /trpc's (429 with Retry-After); a valid key still gets in", async () => {
+    let last = 0;
+    for (let i = 0; i < 8 && last !== 429; i++) {
+      const res = await rawInitialize(stack.service.url, "Bearer ts_agent_not-a-real-key-000000");
+      last = res.status;
+      if (last === 429) expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    }
+    expect(last).toBe(429);
+    expect((await stack.post("calls.execute", {}, "ts_agent_not-a-real-key-000000")).status).toBe(429);
+    const client = await connect(stack.keys.agent);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });
 });
