@@ -2,6 +2,7 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type * as bg from "@prisma/schema-engine-wasm/schema_engine_bg";
 import { MIGRATIONS_DIR, SCHEMA_PATH } from "../paths.ts";
+import { type ApplyOptions, applyMigrationScripts } from "./apply.ts";
 import { openSchemaEngine } from "./schema-engine.ts";
 
 type MigrationList = bg.MigrationList;
@@ -60,20 +61,26 @@ async function schemaTarget(schemaPath: string): Promise<bg.SchemasContainer & {
 
 /**
  * Applies every migration not yet applied to the database (like `prisma migrate deploy`), keeping
- * Prisma's `_prisma_migrations` table so Prisma's CLI agrees about the state.
+ * Prisma's `_prisma_migrations` table so Prisma's CLI agrees about the state — but each migration in
+ * one transaction with its history row, retrying transient failures (see {@link applyMigrationScripts}).
  * @param databaseUrl - a `postgresql://` URL.
  * @returns the names of the migrations applied now (empty when already up to date).
- * @throws when a migration fails or the history diverges (an edited or failed migration).
+ * @throws when a migration fails or the history diverges (an edited or failed migration), or when
+ *   the database stays unreachable longer than `options.retryForMs`.
  */
-export async function applyMigrations(databaseUrl: string, paths: MigrationPaths = {}): Promise<string[]> {
-  const { engine, close } = await openSchemaEngine(databaseUrl);
-  try {
-    const migrationsList = await readMigrationsList(paths.migrationsDir);
-    const out = await engine.applyMigrations({ migrationsList, filters: NO_FILTERS });
-    return out.appliedMigrationNames;
-  } finally {
-    await close();
-  }
+export async function applyMigrations(
+  databaseUrl: string,
+  paths: MigrationPaths = {},
+  options: ApplyOptions = {},
+): Promise<string[]> {
+  const list = await readMigrationsList(paths.migrationsDir);
+  const scripts = list.migrationDirectories.map((d) => {
+    if (d.migrationFile.content.tag !== "ok") {
+      throw new Error(`migration ${d.path}: cannot read migration.sql (${d.migrationFile.content.value})`);
+    }
+    return { name: d.path, sql: d.migrationFile.content.value };
+  });
+  return applyMigrationScripts(databaseUrl, scripts, options);
 }
 
 /** The SQL that would take `from` to the Prisma schema; `empty` is true when nothing differs. */
