@@ -100,7 +100,7 @@ describe("attack regressions: replicas' clocks (real PostgreSQL)", () => {
   });
 
   describe("B6: a replica 60 s behind writes its settle windows in the store's clock", () => {
-    it("a new attempt after a refusal, on the replica behind: its settle window is not in the past; the effect the remote applies 700 ms later is found, not resent (1 effect)", async () => {
+    it("a new attempt after a refusal, on the replica behind: its settle window is not in the past; the effect the remote applies 1500 ms later is found, not resent (1 effect)", async () => {
       const remote = await remoteFor(false);
       const correct = timingExecutor(store, [unsafeRefund(remote)]);
       const behind = timingExecutor(store, [unsafeRefund(remote)], { clock: skewedClock(BEHIND_MS) });
@@ -112,7 +112,7 @@ describe("attack regressions: replicas' clocks (real PostgreSQL)", () => {
         retry_safe: true,
       });
 
-      remote.fault({ commitDelayMs: 700 }); // applied after the client's 500 ms timeout
+      remote.fault({ commitDelayMs: 1500 }); // applied after the client's 500 ms timeout
       const sentAt = await store.clockEpochMs();
       const told = await behind.call({ ...input, deadline: Deadline.after(1200, behind.clock) });
       expect(told).toMatchObject({ status: "UNKNOWN", retry_safe: false, attempt: 2 });
@@ -139,7 +139,7 @@ describe("attack regressions: replicas' clocks (real PostgreSQL)", () => {
         expect(await correct.call({ ...input, deadline: Deadline.after(1000) })).toMatchObject({ status: "UNKNOWN" });
         await sleepPast((await mustGet(store, key)).deadlineEpochMs); // the original's window passed: absent is proof
 
-        remote.fault({ commitDelayMs: 700 }); // the resend is applied after the client's timeout
+        remote.fault({ commitDelayMs: 1500 }); // the resend is applied after the client's timeout
         const sentAt = await store.clockEpochMs();
         const report = await sweepStale({ store, executor: behind, ...(budgetMs ? { budgetMs } : {}) });
         expect(report.results.map((r) => r.key)).toContain(key);

@@ -73,8 +73,9 @@ describe("issue 9 §1: absent must be conclusive before an unsafe refund is rese
   }
 
   it("lag beyond the probe window, within S: nothing is resent before last send + S; the sweeper's probe after the window finds it → SUCCEEDED found, 1 effect", async () => {
-    const L = 800;
-    const S = 1200;
+    // Wide margins: probes that run slow on a loaded machine must still end before the lag does.
+    const L = 1600;
+    const S = 2200;
     remote = await freshRemote();
     const executor = timingExecutor(store, [unsafeRefund(S)]);
     remote.fault({ visibleAfterMs: L, answer: "reset" });
@@ -137,7 +138,7 @@ describe("issue 9 §1: absent must be conclusive before an unsafe refund is rese
   });
 
   it("under-declared window (L > S): the sweeper's probes after settlesAt say absent and it resends — the duplicate is the declaration's fault, and the timeline shows every deciding probe ran after settlesAt", async () => {
-    const L = 1500;
+    const L = 3000;
     const S = 400;
     remote = await freshRemote();
     const executor = timingExecutor(store, [unsafeRefund(S)]);
