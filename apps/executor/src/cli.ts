@@ -113,8 +113,7 @@ type Action = (keys: ApiKeyStore, io: CliIo) => Promise<number>;
 function plan(argv: string[]): Action | "help" {
   const [group, verb, ...rest] = argv;
   if (group === undefined || group === "help" || group === "--help" || group === "-h") return "help";
-  if (group !== "keys")
-    throw new UsageError(`unknown command ${JSON.stringify(group)} (try: tristate keys …)`);
+  if (group !== "keys") throw new UsageError(`unknown command ${JSON.stringify(group)} (try: tristate keys …)`);
   if (verb === undefined || verb === "--help" || verb === "-h") return "help";
   switch (verb) {
     case "create": {

@@ -96,18 +96,17 @@ export function createUpstreamPool(): UpstreamPool {
           if (clients.get(key) === pending) clients.delete(key);
         });
       }
+      let onAbort: (() => void) | undefined;
       const aborted = new Promise<never>((_, reject) => {
-        const fail = () =>
+        onAbort = () =>
           reject(
             new NotSentError(
               `MCP server ${serverLabel(server)}: no connection within the call's timeout; nothing was sent`,
-              {
-                code: "NOT_SENT",
-              },
+              { code: "NOT_SENT" },
             ),
           );
-        if (signal.aborted) fail();
-        else signal.addEventListener("abort", fail, { once: true });
+        if (signal.aborted) onAbort();
+        else signal.addEventListener("abort", onAbort, { once: true });
       });
       try {
         return await Promise.race([pending, aborted]);
@@ -117,6 +116,8 @@ export function createUpstreamPool(): UpstreamPool {
           `MCP server ${serverLabel(server)}: cannot connect (${error instanceof Error ? error.message : String(error)}); nothing was sent`,
           { code: "NOT_SENT", cause: error },
         );
+      } finally {
+        if (onAbort) signal.removeEventListener("abort", onAbort);
       }
     },
     drop(server, client) {
