@@ -1,0 +1,235 @@
+/**
+ * The campaign: a temporary PostgreSQL cluster, the τ-bench domain service, executor replicas, and
+ * rounds of agents driving tasks while the fault schedule runs; after each round the faults stop,
+ * every replica comes back, the sweepers settle what they can, and the checker reads the result.
+ */
+import { randomBytes } from "node:crypto";
+import { resolve } from "node:path";
+import { ApiKeyStore, createPrismaIntentStore } from "@tristate/db";
+import { loadReplayTasks, type ReplayTask } from "../../tau-bench/src/replay/replay.ts";
+import { createTauService } from "../../tau-bench/src/service/http-service.ts";
+import { mulberry32 } from "../../tau-bench/src/service/rng.ts";
+import { tauBenchDataDir } from "../../tau-bench/src/settings.ts";
+import { type AgentPool, type AgentResult, runAgent } from "./agent.ts";
+import {
+  addViolations,
+  checkerSelfTest,
+  checkTask,
+  NO_VIOLATIONS,
+  type TaskObservation,
+  violationCount,
+} from "./checker.ts";
+import { emptyCounts, type FaultCounts, runSchedule } from "./faults.ts";
+import { abortRun, observeRound, operatorAction, waitSettled } from "./observe.ts";
+import type { CampaignOptions } from "./options.ts";
+import { createTempCluster, freePort } from "./postgres.ts";
+import { ReplicaSet } from "./replicas.ts";
+import type { CampaignReport, RoundReport } from "./report.ts";
+
+const CATALOG = resolve(import.meta.dirname, "catalog.config.ts");
+
+/** Fisher–Yates with the campaign's RNG. */
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+/** True once every selected kind fired `kills` times (when `--kills` was given). */
+function killsReached(options: CampaignOptions, counts: FaultCounts): boolean {
+  return options.kills !== undefined && options.faults.every((k) => counts.fired[k] >= (options.kills ?? 0));
+}
+
+/**
+ * Runs the campaign; `onRound` is told after each round. Stops after `minutes`, once every fault
+ * kind fired `kills` times, or after the first round with a violation.
+ */
+export async function runCampaign(
+  options: CampaignOptions,
+  onRound: (round: RoundReport, counts: FaultCounts) => void,
+): Promise<CampaignReport> {
+  const started = Date.now();
+  const random = mulberry32(options.seed);
+  const tasks = loadReplayTasks(options.sources).filter((t) => t.actions.some((a) => a.write));
+  const cluster = await createTempCluster();
+  const service = createTauService({
+    dataDir: options.dataDir ?? tauBenchDataDir(),
+    faults: options.baseFaults,
+    maxInstances: 1_000_000,
+  });
+  const replicas = new ReplicaSet({
+    ports: await Promise.all(Array.from({ length: options.replicas }, () => freePort())),
+    env: {},
+  });
+  const counts = emptyCounts();
+  const rounds: RoundReport[] = [];
+  let total = NO_VIOLATIONS;
+  const unexpectedExits = () => replicas.replicas.reduce((n, r) => n + r.crashes.length, 0);
+  try {
+    const serviceUrl = await service.listen(0);
+    const timing = {
+      rate: Math.max(options.baseFaults.rate, options.lagFaults.rate),
+      mix: { ...options.baseFaults.mix, lag: 1 },
+      lagMs: Math.max(options.baseFaults.lagMs, options.lagFaults.lagMs),
+    };
+    replicas.setEnv({
+      DATABASE_URL: cluster.url,
+      TRISTATE_CONFIG: CATALOG,
+      TRISTATE_CHAOS_SERVICE_URL: serviceUrl,
+      TRISTATE_CHAOS_TIMING: JSON.stringify(timing),
+      TRISTATE_SWEEP_INTERVAL_MS: String(options.sweepIntervalMs),
+      TRISTATE_CONFIRMATION_SECRET: randomBytes(24).toString("hex"),
+      TRISTATE_SHUTDOWN_GRACE_MS: "0",
+    });
+    const [first, ...others] = replicas.replicas;
+    if (first) await replicas.start(first); // the first one migrates the empty database
+    await Promise.all(others.map((r) => replicas.start(r)));
+    const store = createPrismaIntentStore({ databaseUrl: cluster.url });
+    const keys = new ApiKeyStore(store.prisma);
+    const agentKey = (await keys.create({ name: "chaos agent", role: "agent" })).secret;
+    const adminKey = (await keys.create({ name: "chaos operator", role: "admin" })).secret;
+    await store.close();
+    const pool: AgentPool = { urls: replicas.urls, agentKey, inFlight: 0 };
+    let order: ReplayTask[] = [];
+    const deadline = started + options.minutes * 60_000;
+    for (let round = 1; Date.now() < deadline && !killsReached(options, counts); round++) {
+      const prefix = `chaos-${options.seed}-r${round}`;
+      const runs: RoundRun[] = [];
+      const roundStart = Date.now();
+      // Each slot is one agent running tasks back to back until the round's time is up.
+      const agents = Promise.all(
+        Array.from({ length: options.concurrency }, async (_, slot) => {
+          for (let n = 0; n === 0 || Date.now() - roundStart < options.roundMs; n++) {
+            if (order.length === 0) order = shuffled(tasks, random);
+            const task = order.shift() as ReplayTask;
+            const r: RoundRun = {
+              task,
+              runId: `${prefix}.s${slot}t${n}.${task.id}`,
+              tenant: `r${round}s${slot}t${n}`,
+              aborted: false,
+              result: null,
+            };
+            runs.push(r);
+            r.result = await runAgent(pool, r.task, r.runId, r.tenant, options.policy, () => r.aborted, random);
+          }
+        }),
+      );
+      let agentsDone = false;
+      void agents.then(() => {
+        agentsDone = true;
+      });
+      const before = structuredClone(counts);
+      const events = await runSchedule(
+        options.faults,
+        options.intervals,
+        {
+          replicas,
+          cluster,
+          service,
+          pool,
+          baseFaults: options.baseFaults,
+          lagFaults: options.lagFaults,
+          lagEpisodeMs: options.lagEpisodeMs,
+          random,
+          abortOne: async () => {
+            const running = runs.filter((r) => !r.result && !r.aborted);
+            const r = running[Math.floor(random() * running.length)];
+            if (!r) return null;
+            r.aborted = true;
+            return abortRun(pool, r.runId);
+          },
+          operatorOne: () => operatorAction(cluster.pool, pool.urls, adminKey, serviceUrl, prefix, random),
+        },
+        counts,
+        () => agentsDone,
+      );
+      await agents;
+      const faultMs = Date.now() - roundStart;
+      await replicas.allUp();
+      const settle = await waitSettled(cluster.pool, prefix, options.settleTimeoutMs);
+      const observations: TaskObservation[] = await observeRound(
+        cluster.pool,
+        serviceUrl,
+        runs.map((r) => ({
+          task: r.task,
+          runId: r.runId,
+          tenant: r.tenant,
+          aborted: r.aborted,
+          agent: r.result as AgentResult,
+        })),
+      );
+      let violations = NO_VIOLATIONS;
+      const details: string[] = [];
+      for (const o of observations) {
+        const c = checkTask(o);
+        violations = addViolations(violations, c.violations);
+        details.push(...c.details);
+      }
+      const planted = checkerSelfTest(observations);
+      total = addViolations(total, violations);
+      const report: RoundReport = {
+        round,
+        startedAt: new Date(roundStart).toISOString(),
+        tasks: runs.length,
+        faultMs,
+        settleMs: settle.waitedMs,
+        fired: Object.fromEntries(options.faults.map((k) => [k, counts.fired[k] - before.fired[k]])),
+        killsInFlight: counts.killsInFlight - before.killsInFlight,
+        backendsTerminated: counts.backendsTerminated - before.backendsTerminated,
+        effects: observations.reduce((n, o) => n + o.effects.length, 0),
+        laggedEffects: observations.reduce((n, o) => n + (o.lagged ?? 0), 0),
+        records: observations.reduce((n, o) => n + o.records.length, 0),
+        inHumanQueue: observations.reduce((n, o) => n + o.records.filter((r) => r.needsHuman).length, 0),
+        stopped: countStops(runs.map((r) => r.result)),
+        unanswered: runs.reduce((n, r) => n + (r.result?.unanswered ?? 0), 0),
+        violations,
+        planted,
+        unexpectedExits: unexpectedExits(),
+        schedule: events,
+        details,
+      };
+      rounds.push(report);
+      onRound(report, counts);
+      if (violationCount(violations) > 0 || !planted.duplicate || !planted.gap) break;
+    }
+  } finally {
+    await replicas.stopAll();
+    await service.close().catch(() => {});
+    await cluster.remove();
+  }
+  return {
+    command: options.command,
+    seed: options.seed,
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    replicas: options.replicas,
+    faults: options.faults,
+    intervalsMs: options.intervals,
+    rounds,
+    counts,
+    violations: total,
+    unexpectedExits: unexpectedExits(),
+    exits: replicas.replicas.flatMap((r) => r.crashes.map((c) => ({ replica: r.index, ...c }))),
+  };
+}
+
+/** One task run of a round. */
+interface RoundRun {
+  task: ReplayTask;
+  runId: string;
+  tenant: string;
+  aborted: boolean;
+  result: AgentResult | null;
+}
+
+function countStops(results: readonly (AgentResult | null)[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of results) {
+    const why = r?.stopped ?? "completed";
+    out[why] = (out[why] ?? 0) + 1;
+  }
+  return out;
+}

@@ -1,0 +1,186 @@
+/**
+ * The checks after every round, from the remote's effect log, the intent log and the oracle:
+ * duplicates, silent gaps, records stuck PENDING/UNKNOWN outside the human queue, and status lies —
+ * and, each round, proof that the checker flags a planted duplicate and a planted gap.
+ */
+import type { Envelope } from "@tristate/core";
+import { kwargsOf } from "../../tau-bench/src/catalog/tools.ts";
+import type { ReplayTask } from "../../tau-bench/src/replay/replay.ts";
+import {
+  claimsOfRecords,
+  countStatusLies,
+  type EffectEntry,
+  effectSignature,
+  expectedEffects,
+  type WriteClaim,
+} from "../../tau-bench/src/replay/scoring.ts";
+import type { AgentResult } from "./agent.ts";
+
+/** An intent record as read from the database after the round. */
+export interface RecordRow {
+  key: string;
+  stepId: string;
+  /** `<domain>.<tool>`. */
+  tool: string;
+  args: Record<string, unknown>;
+  status: "PENDING" | "SUCCEEDED" | "FAILED_NO_EFFECT" | "UNKNOWN";
+  resolution: string | null;
+  needsHuman: boolean;
+}
+
+/** Everything the checker sees of one task of a round. */
+export interface TaskObservation {
+  task: ReplayTask;
+  agent: AgentResult;
+  /** The run was aborted (`runs.abort`) while the agent drove it. */
+  aborted: boolean;
+  records: RecordRow[];
+  /** The instance's effect log (lagged effects included). */
+  effects: EffectEntry[];
+  /** How many of those effects the remote hid from its lookups for a while (the lag fault). */
+  lagged?: number;
+}
+
+/** Violation counts (all must be 0). */
+export interface Violations {
+  /** Effects applied more often than the run has intent records for them (each record: ≤ 1 effect). */
+  duplicates: number;
+  /** Ground-truth effects missing while the agent saw no problem and nothing waits for a person. */
+  silentGaps: number;
+  /** Records PENDING, or UNKNOWN and not in the human queue, after the final sweep. */
+  stuck: number;
+  /** SUCCEEDED without the effect, or FAILED_NO_EFFECT with it (final records and what the agent was told). */
+  statusLies: number;
+}
+
+/** No violations. */
+export const NO_VIOLATIONS: Violations = Object.freeze({ duplicates: 0, silentGaps: 0, stuck: 0, statusLies: 0 });
+
+/** Adds `b` into `a`. */
+export function addViolations(a: Violations, b: Violations): Violations {
+  return {
+    duplicates: a.duplicates + b.duplicates,
+    silentGaps: a.silentGaps + b.silentGaps,
+    stuck: a.stuck + b.stuck,
+    statusLies: a.statusLies + b.statusLies,
+  };
+}
+
+/** The sum of the counts. */
+export const violationCount = (v: Violations): number => v.duplicates + v.silentGaps + v.stuck + v.statusLies;
+
+function tally(entries: readonly EffectEntry[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const e of entries) m.set(effectSignature(e), (m.get(effectSignature(e)) ?? 0) + 1);
+  return m;
+}
+
+/** A record as an effect entry: the tool without its domain, the arguments without `tenant`. */
+function entryOf(r: RecordRow): EffectEntry {
+  return { tool: r.tool.split(".")[1] ?? r.tool, args: kwargsOf(r.args) };
+}
+
+/** What the agent was told per write action: SUCCEEDED → effect, FAILED_NO_EFFECT → none. */
+function toldClaims(o: TaskObservation): WriteClaim[] {
+  const claims: WriteClaim[] = [];
+  for (const [i, told] of o.agent.told.entries()) {
+    const action = o.task.actions[i];
+    if (!action?.write || !told) continue;
+    if (told.status === "SUCCEEDED") claims.push({ tool: action.name, args: action.kwargs, said: "effect" });
+    if (told.status === "FAILED_NO_EFFECT") claims.push({ tool: action.name, args: action.kwargs, said: "no_effect" });
+  }
+  return claims;
+}
+
+/** Checks one task; `details` says what was wrong, for the reproduction file. */
+export function checkTask(o: TaskObservation): { violations: Violations; details: string[] } {
+  const details: string[] = [];
+  const applied = tally(o.effects);
+  const recorded = tally(o.records.map(entryOf));
+  let duplicates = 0;
+  for (const [sig, n] of applied) {
+    const extra = n - (recorded.get(sig) ?? 0);
+    if (extra > 0) {
+      duplicates += extra;
+      details.push(`duplicate: ${sig} applied ${n}× for ${recorded.get(sig) ?? 0} intent record(s)`);
+    }
+  }
+  let silentGaps = 0;
+  const open = o.records.some((r) => r.status === "UNKNOWN" || r.status === "PENDING" || r.needsHuman);
+  if (!o.aborted && o.agent.stopped === null && !open) {
+    const want = tally(expectedEffects(o.task.actions, o.task.oracle.outputs));
+    for (const [sig, n] of want) {
+      const missing = n - (applied.get(sig) ?? 0);
+      if (missing > 0) {
+        silentGaps += missing;
+        details.push(`silent gap: ${sig} expected ${n}×, applied ${applied.get(sig) ?? 0}×, agent saw no problem`);
+      }
+    }
+  }
+  let stuck = 0;
+  for (const r of o.records) {
+    if (r.status === "PENDING" || (r.status === "UNKNOWN" && !r.needsHuman)) {
+      stuck++;
+      details.push(`stuck: ${r.key} (${r.tool} step ${r.stepId}) ${r.status} outside the human queue`);
+    }
+  }
+  const recordLies = countStatusLies(claimsOfRecords(o.records), o.effects);
+  const toldLies = countStatusLies(toldClaims(o), o.effects);
+  const statusLies =
+    recordLies.succeededWithoutEffect +
+    recordLies.noEffectButApplied +
+    toldLies.succeededWithoutEffect +
+    toldLies.noEffectButApplied;
+  if (statusLies > 0) {
+    details.push(
+      `status lies: records ${JSON.stringify(recordLies)}, agent told ${JSON.stringify(toldLies)} (told ${JSON.stringify(o.agent.told)})`,
+    );
+  }
+  return {
+    violations: { duplicates, silentGaps, stuck, statusLies },
+    details: details.map((d) => `${o.agent.runId}: ${d}`),
+  };
+}
+
+/** A task whose run went through with every ground-truth effect: a clean base for the planted faults. */
+function cleanBase(observations: readonly TaskObservation[]): TaskObservation {
+  for (const o of observations) {
+    const v = checkTask(o).violations;
+    if (!o.aborted && o.agent.stopped === null && o.effects.length > 0 && violationCount(v) === 0) return o;
+  }
+  // None this round: the oracle's own run of any task with an effect (records = effects = expected).
+  for (const o of observations) {
+    const expected = expectedEffects(o.task.actions, o.task.oracle.outputs);
+    if (expected.length === 0) continue;
+    const told = o.task.actions.map((a, i) => {
+      const out = o.task.oracle.outputs[i];
+      const refused = typeof out === "string" && out.startsWith("Error:");
+      const status: Envelope["status"] = a.write && refused ? "FAILED_NO_EFFECT" : "SUCCEEDED";
+      return { status, ...(status === "FAILED_NO_EFFECT" ? { code: "REJECTED" } : {}) };
+    });
+    const records: RecordRow[] = expected.map((e, i) => ({
+      key: `planted-${i}`,
+      stepId: `p${i}`,
+      tool: `${o.task.domain}.${e.tool}`,
+      args: e.args as Record<string, unknown>,
+      status: "SUCCEEDED",
+      resolution: null,
+      needsHuman: false,
+    }));
+    return { ...o, aborted: false, agent: { ...o.agent, stopped: null, told }, records, effects: expected };
+  }
+  throw new Error("no task of the round has an effect to plant a duplicate or a gap in");
+}
+
+/**
+ * Plants a duplicate (one effect applied twice) and a gap (one effect missing) into a clean task of
+ * the round and checks that the checker flags each; false means the checker is blind.
+ */
+export function checkerSelfTest(observations: readonly TaskObservation[]): { duplicate: boolean; gap: boolean } {
+  const base = cleanBase(observations);
+  const [first, ...rest] = base.effects;
+  if (!first) return { duplicate: false, gap: false };
+  const dup = checkTask({ ...base, effects: [...base.effects, first] }).violations;
+  const gap = checkTask({ ...base, effects: rest }).violations;
+  return { duplicate: dup.duplicates > 0, gap: gap.silentGaps > 0 };
+}

@@ -1,0 +1,174 @@
+/**
+ * The fault schedule of a round: each selected kind fires at uniform random moments (its mean
+ * interval × [0.5, 1.5)) drawn from the campaign's seeded RNG, and every firing is logged with its
+ * moment and target, so a reproduction names what happened when.
+ */
+import type { FaultConfig } from "../../tau-bench/src/service/faults.ts";
+import type { TauService } from "../../tau-bench/src/service/http-service.ts";
+import type { AgentPool } from "./agent.ts";
+import type { TempCluster } from "./postgres.ts";
+import type { ReplicaSet } from "./replicas.ts";
+
+/** The fault kinds of `--faults`. */
+export const FAULT_KINDS = ["kill", "pgkill", "pgcrash", "lag", "skew", "abort", "operator"] as const;
+/** One of {@link FAULT_KINDS}. */
+export type ChaosFault = (typeof FAULT_KINDS)[number];
+
+/** Mean interval between two firings of each kind, ms (the long campaign's pace). */
+export const DEFAULT_INTERVALS_MS: Record<ChaosFault, number> = {
+  kill: 2000,
+  pgkill: 8000,
+  pgcrash: 9000,
+  lag: 8000,
+  skew: 15000,
+  abort: 6000,
+  operator: 4000,
+};
+
+/** One firing, as logged in the schedule. */
+export interface FaultEvent {
+  /** ms since the round started. */
+  t: number;
+  kind: ChaosFault;
+  /** What it hit and what came of it (replica, skew, backends terminated, run id, action …). */
+  detail: string;
+}
+
+/** What the fault actions need. */
+export interface FaultTargets {
+  replicas: ReplicaSet;
+  cluster: TempCluster;
+  service: TauService;
+  pool: AgentPool;
+  /** The remote's normal faults, and those of a lag episode (lag longer than a call's probe rounds). */
+  baseFaults: FaultConfig;
+  lagFaults: FaultConfig;
+  /** Length of a lag episode, ms. */
+  lagEpisodeMs: number;
+  /** Aborts one running saga; resolves to what happened (or null when no run was running). */
+  abortOne(): Promise<string | null>;
+  /** One operator action racing the sweeper; resolves to what it did (or null: nothing to act on). */
+  operatorOne(): Promise<string | null>;
+  random: () => number;
+}
+
+/** Counters of a campaign. */
+export interface FaultCounts {
+  fired: Record<ChaosFault, number>;
+  /** Executor SIGKILLs with at least one agent call in flight. */
+  killsInFlight: number;
+  /** Backends terminated by `pgkill`. */
+  backendsTerminated: number;
+}
+
+/** Zero counters. */
+export function emptyCounts(): FaultCounts {
+  return {
+    fired: { kill: 0, pgkill: 0, pgcrash: 0, lag: 0, skew: 0, abort: 0, operator: 0 },
+    killsInFlight: 0,
+    backendsTerminated: 0,
+  };
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Runs the schedule until `stop()` says so; resolves with the events once every firing finished. */
+export async function runSchedule(
+  kinds: readonly ChaosFault[],
+  intervals: Record<ChaosFault, number>,
+  targets: FaultTargets,
+  counts: FaultCounts,
+  stop: () => boolean,
+): Promise<FaultEvent[]> {
+  const started = Date.now();
+  const events: FaultEvent[] = [];
+  const busy = new Set<ChaosFault>();
+  const pending: Promise<void>[] = [];
+  const next = new Map<ChaosFault, number>();
+  const draw = (k: ChaosFault) => intervals[k] * (0.5 + targets.random());
+  for (const k of kinds) next.set(k, draw(k) / 2);
+  let pgDown = false;
+  while (!stop()) {
+    const now = Date.now() - started;
+    for (const kind of kinds) {
+      if (now < (next.get(kind) ?? 0) || busy.has(kind)) continue;
+      next.set(kind, now + draw(kind));
+      if ((kind === "pgkill" || kind === "pgcrash") && pgDown) continue;
+      busy.add(kind);
+      const log = (detail: string) => {
+        events.push({ t: now, kind, detail });
+        counts.fired[kind]++;
+      };
+      const action = async (): Promise<void> => {
+        const { replicas } = targets;
+        const up = replicas.replicas.filter((r) => r.child && !r.starting);
+        switch (kind) {
+          case "kill":
+          case "skew": {
+            const r = up[Math.floor(targets.random() * up.length)];
+            if (!r) return; // every replica is still starting: nothing to kill at this moment
+            const inFlight = targets.pool.inFlight;
+            if (inFlight > 0) counts.killsInFlight++;
+            const skew =
+              kind === "skew" ? Math.round((targets.random() < 0.5 ? -1 : 1) * (500 + targets.random() * 4500)) : 0;
+            log(
+              `replica ${r.index}${skew ? ` restarted with clock ${skew > 0 ? "+" : ""}${skew} ms` : ""}, ${inFlight} calls in flight`,
+            );
+            await replicas.killAndRestart(r, skew);
+            return;
+          }
+          case "pgkill": {
+            const n = await targets.cluster.terminateBackends().catch(() => -1);
+            if (n < 0) return;
+            counts.backendsTerminated += n;
+            log(`${n} backends terminated`);
+            return;
+          }
+          case "pgcrash": {
+            pgDown = true;
+            try {
+              const down = await targets.cluster.crash();
+              log(`immediate shutdown + start, down ${down} ms`);
+            } finally {
+              pgDown = false;
+            }
+            return;
+          }
+          case "lag": {
+            targets.service.setFaults(targets.lagFaults);
+            log(
+              `remote: ${targets.lagEpisodeMs} ms of ${Math.round(targets.lagFaults.rate * 100)} % lag/hang, lag ${targets.lagFaults.lagMs} ms`,
+            );
+            await sleep(targets.lagEpisodeMs);
+            targets.service.setFaults(targets.baseFaults);
+            return;
+          }
+          case "abort": {
+            const what = await targets.abortOne();
+            if (what) log(what);
+            return;
+          }
+          case "operator": {
+            const what = await targets.operatorOne();
+            if (what) log(what);
+            return;
+          }
+        }
+      };
+      const p = action()
+        .catch((error: unknown) => {
+          events.push({
+            t: now,
+            kind,
+            detail: `fault action failed: ${error instanceof Error ? error.message : String(error)}`,
+          });
+        })
+        .finally(() => busy.delete(kind));
+      pending.push(p);
+    }
+    await sleep(50);
+  }
+  await Promise.all(pending);
+  targets.service.setFaults(targets.baseFaults);
+  return events.sort((a, b) => a.t - b.t);
+}

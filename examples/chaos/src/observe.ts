@@ -1,0 +1,196 @@
+/**
+ * What the campaign reads and does besides the agents: the round's intent records (SQL on the
+ * campaign's cluster), the remote's effect logs, aborting a saga mid-flight (`runs.abort`), and an
+ * operator resolving queue items from the remote's truth while the sweepers run.
+ */
+import { randomUUID } from "node:crypto";
+import canonicalize from "canonicalize";
+import type pg from "pg";
+import { kwargsOf } from "../../tau-bench/src/catalog/tools.ts";
+import type { ReplayTask } from "../../tau-bench/src/replay/replay.ts";
+import type { EffectEntry } from "../../tau-bench/src/replay/scoring.ts";
+import { type AgentPool, type AgentResult, post } from "./agent.ts";
+import type { RecordRow, TaskObservation } from "./checker.ts";
+import { withRetry } from "./postgres.ts";
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Records of runs under `prefix` that no sweep has settled yet (PENDING, or UNKNOWN outside the queue). */
+async function unsettled(db: pg.Pool, prefix: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM intent_records WHERE run_id LIKE $1
+        AND (status = 'PENDING' OR (status = 'UNKNOWN' AND NOT needs_human))`,
+    [`${prefix}.%`],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** Waits (faults stopped, replicas up) until the sweepers settled the round, at most `timeoutMs`. */
+export async function waitSettled(db: pg.Pool, prefix: string, timeoutMs: number): Promise<{ waitedMs: number }> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < timeoutMs) {
+    const n = await withRetry("unsettled records", () => unsettled(db, prefix));
+    if (n === 0) break;
+    await sleep(250);
+  }
+  return { waitedMs: Date.now() - t0 };
+}
+
+interface EffectRow extends EffectEntry {
+  at: number;
+  visibleAt: number;
+}
+
+/** The effect log of one service instance. */
+async function effectsOf(serviceUrl: string, segment: string): Promise<EffectRow[]> {
+  const res = await fetch(`${serviceUrl}/${segment}/effects`);
+  if (!res.ok) throw new Error(`GET ${segment}/effects → ${res.status}`);
+  const body = (await res.json()) as { effects: EffectRow[] };
+  return body.effects;
+}
+
+interface DbRecord {
+  key: string;
+  run_id: string;
+  step_id: string;
+  tool: string;
+  args: Record<string, unknown>;
+  status: RecordRow["status"];
+  resolution: string | null;
+  needs_human: boolean;
+  version: number;
+}
+
+const RECORD_COLUMNS = "key, run_id, step_id, tool, args, status::text, resolution::text, needs_human, version";
+
+/** Reads every task of a round: its records and its instance's effect log. */
+export async function observeRound(
+  db: pg.Pool,
+  serviceUrl: string,
+  runs: { task: ReplayTask; runId: string; tenant: string; aborted: boolean; agent: AgentResult }[],
+): Promise<TaskObservation[]> {
+  const { rows } = await withRetry("intent records", () =>
+    db.query<DbRecord>(`SELECT ${RECORD_COLUMNS} FROM intent_records WHERE run_id = ANY($1)`, [
+      runs.map((r) => r.runId),
+    ]),
+  );
+  return Promise.all(
+    runs.map(async (r) => {
+      const effects = await effectsOf(serviceUrl, `${r.task.domain}.${r.tenant}`);
+      return {
+        task: r.task,
+        agent: r.agent,
+        aborted: r.aborted,
+        records: rows
+          .filter((x) => x.run_id === r.runId)
+          .map((x) => ({
+            key: x.key,
+            stepId: x.step_id,
+            tool: x.tool,
+            args: x.args,
+            status: x.status,
+            resolution: x.resolution,
+            needsHuman: x.needs_human,
+          })),
+        effects: effects.map((e) => ({ tool: e.tool, args: e.args })),
+        lagged: effects.filter((e) => e.visibleAt > e.at + 500).length,
+      };
+    }),
+  );
+}
+
+/** `runs.abort` of one run, asked again (same run, fresh deadline) while no replica answers. */
+export async function abortRun(pool: AgentPool, runId: string): Promise<string> {
+  const end = Date.now() + 60_000;
+  for (let i = 0; Date.now() < end; i++) {
+    const url = pool.urls[i % pool.urls.length] as string;
+    const answer = await post(pool, url, "runs.abort", { runId, budgetMs: 20_000 }, 25_000);
+    if ("retryInMs" in answer) {
+      await sleep(answer.retryInMs);
+      continue;
+    }
+    if ("status" in answer) return `run ${runId}: runs.abort answered ${answer.status}`;
+    const report = answer.data as {
+      complete?: boolean;
+      needsHuman?: number;
+      steps?: { stepId: string; outcome: string }[];
+    };
+    const steps = (report.steps ?? []).map((s) => `${s.stepId}:${s.outcome}`).join(" ");
+    return `run ${runId} aborted: complete ${String(report.complete)}, needs human ${String(report.needsHuman ?? 0)}${steps ? `, ${steps}` : ""}`;
+  }
+  return `run ${runId}: runs.abort unanswered for 60 s`;
+}
+
+/**
+ * One operator action racing the sweepers: a record of the round waiting for a person (else any
+ * UNKNOWN one, which the API must refuse while the sweepers own it) is resolved from the remote's
+ * truth — its effect log has the effect (more often than other SUCCEEDED records of the run account
+ * for): `confirm_effect`; else `resend_same_key`.
+ */
+export async function operatorAction(
+  db: pg.Pool,
+  urls: readonly string[],
+  adminKey: string,
+  serviceUrl: string,
+  prefix: string,
+  random: () => number,
+): Promise<string | null> {
+  let rows: DbRecord[];
+  try {
+    ({ rows } = await db.query<DbRecord>(
+      `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE run_id LIKE $1 AND status = 'UNKNOWN'
+        ORDER BY needs_human DESC, random() LIMIT 20`,
+      [`${prefix}.%`],
+    ));
+  } catch {
+    return null; // the cluster is restarting
+  }
+  const waiting = rows.filter((r) => r.needs_human);
+  const pick = (waiting.length ? waiting : rows)[Math.floor(random() * (waiting.length || rows.length))];
+  if (!pick) return null;
+  const [domain = "", tool = ""] = pick.tool.split(".");
+  const tenant = typeof pick.args.tenant === "string" ? pick.args.tenant : "";
+  const sig = (args: unknown) => canonicalize(args);
+  const mine = sig(kwargsOf(pick.args));
+  let effects: EffectRow[];
+  let siblings: DbRecord[];
+  try {
+    effects = (await effectsOf(serviceUrl, `${domain}.${tenant}`)).filter(
+      (e) => e.tool === tool && sig(e.args) === mine,
+    );
+    ({ rows: siblings } = await db.query<DbRecord>(
+      `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE run_id = $1 AND key <> $2 AND tool = $3 AND status = 'SUCCEEDED'`,
+      [pick.run_id, pick.key, pick.tool],
+    ));
+  } catch {
+    return null;
+  }
+  const accounted = siblings.filter((s) => sig(kwargsOf(s.args)) === mine).length;
+  const action = effects.length > accounted ? "confirm_effect" : "resend_same_key";
+  const input = {
+    key: pick.key,
+    action,
+    note: `chaos operator: the remote's effect log has ${effects.length} matching effect(s)`,
+    expectedVersion: pick.version,
+    operatorActionId: randomUUID(),
+  };
+  const label = `${action} on ${pick.key} (${pick.tool}, ${pick.needs_human ? "waiting for a person" : "UNKNOWN, sweepers on it"})`;
+  const first = Math.floor(random() * urls.length);
+  for (let i = 0; i < 3 * urls.length; i++) {
+    try {
+      const res = await fetch(`${urls[(first + i) % urls.length]}/trpc/queue.resolve`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/json" },
+        body: JSON.stringify(input),
+        signal: AbortSignal.timeout(25_000),
+      });
+      const text = await res.text();
+      if (res.status >= 500) throw new Error(String(res.status));
+      const what = res.ok ? "done" : `${res.status} ${(/"message":"([^"]{0,80})/.exec(text)?.[1] ?? "").trim()}`;
+      return `${label}: ${what}`;
+    } catch {
+      await sleep(300); // that replica is down or its database is: the same action (same id) on the next
+    }
+  }
+  return `${label}: no replica answered`;
+}
