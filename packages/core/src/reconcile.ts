@@ -4,6 +4,7 @@ import { isDeadlineExceededError } from "./errors.ts";
 import { afterWrite, type ReconcileTrigger, stayUnknown, toHuman } from "./human-queue.ts";
 import type { IntentEvent, IntentRecord } from "./intent-store.ts";
 import { settlesAtForLease, settlesAtForSend, storeNow } from "./lease.ts";
+import { probeProgress } from "./probe-progress.ts";
 import { judgeIdentityMatch, type ProbeKind, runProbe } from "./probing.ts";
 import { envelopeFor, event, inSpan, type Runtime } from "./runtime.ts";
 import { sendOnce } from "./send.ts";
@@ -75,16 +76,34 @@ export async function reconcile(
         );
       }
 
+      // The settle window matters only where absence must be proof; read the store's clock only then.
+      const needsProof = !deduped && tool.resendWhenAbsent && tool.settleMs !== undefined;
+      // Rounds already run for this attempt (a pass interrupted by a crash, or an earlier pass) count:
+      // a restarted executor goes on from there, but always runs at least one round now (issue 12).
+      // Not where absence must be proof: there every deciding round runs after the settle window, by
+      // the store's clock, and the rounds on record carry only a replica's clock.
+      const progress = needsProof
+        ? { clean: 0, nextRound: 1, lastRoundAtEpochMs: null }
+        : probeProgress(
+            await rt.store.listEvents(record.key),
+            counting.map(([kind]) => kind),
+          );
+      const skip = Math.min(progress.clean, rt.probe.attempts - 1);
       const events: IntentEvent[] = [];
       let allAbsent = counting.length > 0;
-      let rounds = 0;
+      let rounds = skip;
       let lastRoundAt = Number.NEGATIVE_INFINITY;
       let ambiguous: string | null = null;
       let lastFailure: { code: ReasonCode; message: string } | null = null;
-      // The settle window matters only where absence must be proof; read the store's clock only then.
-      const needsProof = !deduped && tool.resendWhenAbsent && tool.settleMs !== undefined;
-      for (let i = 0; i < rt.probe.attempts; i++) {
-        if (i > 0) await rt.clock.sleep(Math.min(i * rt.probe.spacingMs, deadline.remainingMs() / 4));
+      for (let i = skip; i < rt.probe.attempts; i++) {
+        const round = progress.nextRound + (i - skip);
+        if (i > 0) {
+          // Spaced from the previous round, also when that round ran before a restart.
+          const previousAt = i === skip ? progress.lastRoundAtEpochMs : null;
+          const waitMs =
+            previousAt === null ? i * rt.probe.spacingMs : previousAt + i * rt.probe.spacingMs - rt.clock.nowEpochMs();
+          if (waitMs > 0) await rt.clock.sleep(Math.min(waitMs, deadline.remainingMs() / 4));
+        }
         let timeoutMs: number;
         try {
           timeoutMs = deadline.timeoutFor(rt.probe.timeoutMs, rt.reserveMs, rt.minCallBudgetMs);
@@ -98,15 +117,13 @@ export async function reconcile(
         if (needsProof) lastRoundAt = await storeNow(rt);
         let keyAbsent = false;
         for (const [kind, probe] of probes) {
-          const answer = await runProbe(rt, tool, record, kind, probe, timeoutMs, i + 1);
+          const answer = await runProbe(rt, tool, record, kind, probe, timeoutMs, round);
           events.push(answer.event);
           if (answer.kind === "found") {
             if (kind === "key") return settleFound(rt, record, tool, answer.found, events);
             const verdict = await judgeIdentityMatch(rt, tool, record, answer.found, keyAbsent);
             if (verdict.kind === "ours") return settleFound(rt, record, tool, answer.found, events);
-            events.push(
-              event(rt, record.key, "probe", { probe: kind, round: i + 1, match: verdict.kind, why: verdict.why }),
-            );
+            events.push(event(rt, record.key, "probe", { probe: kind, round, match: verdict.kind, why: verdict.why }));
             // Another record's effect is no evidence of this one's absence either: an identity probe
             // answers with one match, which may hide this record's own. Only a valid key probe's
             // "absent" in the same round lets the match count as absent (rule 5g).
@@ -126,6 +143,8 @@ export async function reconcile(
             if (counting.some(([k]) => k === kind)) allAbsent = false;
           }
         }
+        // The round is on record at once, so a crash after it does not cost it (probeProgress).
+        if (i < rt.probe.attempts - 1) await rt.store.appendEvents(events.splice(0));
       }
 
       if (ambiguous !== null) {

@@ -113,7 +113,8 @@ export function insertEventsSql(param: string, tenantParam: string, from?: strin
 
 /** A stored event row as Prisma's typed client returns it. */
 export interface EventRow {
-  id: bigint;
+  /** bigint from Prisma, decimal text from `pg`. */
+  id: bigint | string;
   key: string;
   type: string;
   at: Date;

@@ -230,3 +230,21 @@ SELECT * FROM upd ORDER BY prev_deadline, key`,
     ],
   };
 }
+
+/** Appends events to the tenant's records' timelines, in order (the records must exist). */
+export function appendEventsSql(tenant: string, events: IntentEvent[]): Statement {
+  return {
+    name: "tristate_append_events_v1",
+    text: insertEventsSql("$1", "$2"),
+    values: [eventsParam(events), tenant],
+  };
+}
+
+/** A record's timeline (of the tenant), oldest first; `id` comes back as text (bigint). */
+export function listEventsSql(tenant: string, key: string): Statement {
+  return {
+    name: "tristate_list_events_v1",
+    text: "SELECT id, key, type, at, data FROM intent_events WHERE tenant = $1 AND key = $2 ORDER BY id",
+    values: [tenant, key],
+  };
+}

@@ -14,14 +14,16 @@ import { checkTenant, DEFAULT_TENANT } from "@tristate/core";
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
 import { type Prisma, PrismaClient } from "./generated/prisma/client.ts";
-import { type RecordRow, toIntentRecord, toStoredEvent } from "./intent-row.ts";
+import { type EventRow, type RecordRow, toIntentRecord, toStoredEvent } from "./intent-row.ts";
 import {
+  appendEventsSql,
   claimSql,
   claimStaleSql,
   existingSql,
   getSql,
   listByIdentitySql,
   listByRunSql,
+  listEventsSql,
   type Statement,
   updateSql,
 } from "./intent-sql.ts";
@@ -50,9 +52,8 @@ interface Shared {
 }
 
 /**
- * The intent log on PostgreSQL. The hot path (`claim`, `update`, `get`, `claimStale`) is raw SQL, one
- * statement each, through a `pg` pool; `appendEvents` and `listEvents` use Prisma's typed client over
- * the same pool (`@prisma/adapter-pg`). Outcome writes with `{ durable: false }` set
+ * The intent log on PostgreSQL. The port's methods are raw SQL, one statement each, through a `pg`
+ * pool (run plans use Prisma's typed client over the same pool, `@prisma/adapter-pg`). Outcome writes with `{ durable: false }` set
  * `synchronous_commit = off` for their own transaction, so they do not wait for the WAL flush.
  */
 export class PrismaIntentStore implements IntentStore {
@@ -97,9 +98,7 @@ export class PrismaIntentStore implements IntentStore {
   }
 
   async #query(statement: Statement): Promise<RecordRow[]> {
-    const result = await this.#shared.pool.query<RecordRow>(
-      this.#shared.prepare ? statement : { text: statement.text, values: statement.values },
-    );
+    const result = await this.#shared.pool.query<RecordRow>(this.#statement(statement));
     return result.rows;
   }
 
@@ -200,24 +199,19 @@ export class PrismaIntentStore implements IntentStore {
    */
   async appendEvents(events: IntentEvent[]): Promise<void> {
     if (events.length === 0) return;
-    await this.prisma.intentEvent.createMany({
-      data: events.map((e) => ({
-        tenant: this.tenant,
-        key: e.key,
-        type: e.type,
-        at: new Date(e.atEpochMs),
-        data: e.data as Prisma.InputJsonValue,
-      })),
-    });
+    // Raw SQL on the pool, like the hot path: a reconciliation writes each probe round as it ends.
+    await this.#shared.pool.query(this.#statement(appendEventsSql(this.tenant, events)));
   }
 
   /** @inheritdoc */
   async listEvents(key: string): Promise<StoredIntentEvent[]> {
-    const rows = await this.prisma.intentEvent.findMany({
-      where: { tenant: this.tenant, key },
-      orderBy: { id: "asc" },
-    });
+    const { rows } = await this.#shared.pool.query<EventRow>(this.#statement(listEventsSql(this.tenant, key)));
     return rows.map(toStoredEvent);
+  }
+
+  /** A statement as `pg` runs it here: named (prepared) unless the server is the one-session PGlite. */
+  #statement(statement: Statement): Statement {
+    return this.#shared.prepare ? statement : { text: statement.text, values: statement.values };
   }
 
   /** @inheritdoc */
