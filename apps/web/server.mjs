@@ -31,7 +31,8 @@ const server = createServer((req, res) => {
     res.end();
   });
 });
-server.listen(port, () => console.log(`Tristate dashboard at http://localhost:${port}`));
+// HOST (optional) limits the interface, e.g. 127.0.0.1; default: every interface, as `next start`.
+server.listen(port, process.env.HOST || undefined, () => console.log(`Tristate dashboard at http://localhost:${port}`));
 for (const signal of ["SIGTERM", "SIGINT"]) {
   process.once(signal, () => {
     server.close(() => process.exit(0));

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 const webDir = fileURLToPath(new URL("../../../../apps/web/", import.meta.url));
 const pnpmSpec = "pnpm@12.4.2";
 
-/** A running dashboard (`next start`) for the demo. */
+/** A running dashboard (the web app's `server.mjs`) for the demo. */
 export interface DemoDashboard {
   url: string;
   close(): Promise<void>;
@@ -46,10 +46,20 @@ export async function startDashboard(executorUrl: string, port: number): Promise
   }
   const child: ChildProcess = spawn(
     process.execPath,
-    [`${webDir}node_modules/next/dist/bin/next`, "start", "-p", String(chosen), "-H", "127.0.0.1"],
+    // The dashboard's own server (server.mjs): it passes the browser's address on to the executor,
+    // which the demo's executor trusts from loopback (TRISTATE_TRUSTED_PROXIES), so failed sign-ins
+    // are counted per browser, not against the dashboard.
+    [`${webDir}server.mjs`],
     {
       cwd: webDir,
-      env: { ...process.env, EXECUTOR_URL: executorUrl, PORT: String(chosen), NEXT_TELEMETRY_DISABLED: "1" },
+      env: {
+        ...process.env,
+        EXECUTOR_URL: executorUrl,
+        PORT: String(chosen),
+        HOST: "127.0.0.1",
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+      },
       stdio: ["ignore", "ignore", "inherit"],
     },
   );

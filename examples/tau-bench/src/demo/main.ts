@@ -143,6 +143,8 @@ async function workedExample(): Promise<void> {
     readEnv({
       PORT: String(port),
       LOG_LEVEL: "warn",
+      // The dashboard the demo starts runs on this machine and forwards each browser's address.
+      TRISTATE_TRUSTED_PROXIES: "127.0.0.1,::1",
       ...(databaseUrlSetting() ? { DATABASE_URL: databaseUrlSetting() } : {}),
     });
   try {
