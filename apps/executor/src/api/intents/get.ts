@@ -4,11 +4,15 @@ import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
 import { intentDetailRecordSchema, runReadQuery, timelineEventSchema } from "../read-schemas.ts";
 import { maskerFor, maskRecord } from "../secrets.ts";
-import { readTenant } from "../tenancy.ts";
+import { readTenant, tenantInput } from "../tenancy.ts";
 
 /** Input of `intents.get`: an idempotency key. */
 export const getIntentInput = z
-  .object({ key: z.string().regex(/^[0-9a-f]{32}$/, "must be 32 lower-case hex characters") })
+  .object({
+    key: z.string().regex(/^[0-9a-f]{32}$/, "must be 32 lower-case hex characters"),
+    /** Admin keys: look only in this tenant (default: whichever tenant holds the key). Others: their own. */
+    tenant: tenantInput,
+  })
   .strict();
 
 /** Output of `intents.get`: the whole record and its timeline, oldest event first. */
@@ -26,7 +30,7 @@ export const getIntentProcedure = viewerProcedure
   .input(getIntentInput)
   .output(getIntentOutput)
   .query(async ({ ctx, input }) => {
-    const tenant = readTenant(ctx, undefined);
+    const tenant = readTenant(ctx, input.tenant);
     const detail = await runReadQuery(() => getIntent(ctx.services.store.prisma, input.key, { tenant }));
     if (!detail) throw new AppError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
     const masker = maskerFor(ctx, detail.record.tool, detail.record.args);
