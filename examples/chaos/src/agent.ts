@@ -85,8 +85,8 @@ export async function post(
 }
 
 /**
- * Replays `task` as run `runId` on the service instance `tenant`. `aborted()` is read between calls:
- * once it says so the agent stops (its saga is being aborted).
+ * Replays `task` as run `runId` on the service instance `tenant`. `halt()` is read between calls:
+ * once it names a reason the agent stops there (its saga is being aborted, or the round is over).
  */
 export async function runAgent(
   pool: AgentPool,
@@ -94,7 +94,7 @@ export async function runAgent(
   runId: string,
   tenant: string,
   policy: AgentPolicy,
-  aborted: () => boolean,
+  halt: () => "aborted" | "timeout" | null,
   random: () => number,
 ): Promise<AgentResult> {
   const result: AgentResult = { runId, told: [], stopped: null, calls: 0, unanswered: 0 };
@@ -105,8 +105,7 @@ export async function runAgent(
     let attempts = 0;
     let polls = 0;
     for (;;) {
-      if (aborted()) result.stopped = "aborted";
-      else if (Date.now() > end) result.stopped = "timeout";
+      result.stopped = halt() ?? (Date.now() > end ? "timeout" : null);
       if (result.stopped) return result;
       result.calls++;
       const answer = await post(

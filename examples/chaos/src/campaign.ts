@@ -67,6 +67,15 @@ export async function runCampaign(
   const counts = emptyCounts();
   const rounds: RoundReport[] = [];
   let total = NO_VIOLATIONS;
+  // Ctrl-C or a CI timeout: stop the replicas and remove the temporary cluster before leaving.
+  const onSignal = () => {
+    void replicas
+      .stopAll()
+      .then(() => cluster.remove())
+      .finally(() => process.exit(130));
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
   const unexpectedExits = () => replicas.replicas.reduce((n, r) => n + r.crashes.length, 0);
   try {
     const serviceUrl = await service.listen(0);
@@ -77,7 +86,7 @@ export async function runCampaign(
     };
     replicas.setEnv({
       DATABASE_URL: cluster.url,
-      TRISTATE_CONFIG: CATALOG,
+      TRISTATE_CONFIG: options.catalog ?? CATALOG,
       TRISTATE_CHAOS_SERVICE_URL: serviceUrl,
       TRISTATE_CHAOS_TIMING: JSON.stringify(timing),
       TRISTATE_SWEEP_INTERVAL_MS: String(options.sweepIntervalMs),
@@ -99,6 +108,8 @@ export async function runCampaign(
       const prefix = `chaos-${options.seed}-r${round}`;
       const runs: RoundRun[] = [];
       const roundStart = Date.now();
+      // Agents still busy this long after the round's time stop after their current call (and say so).
+      const cutoffMs = options.roundMs + 30_000;
       // Each slot is one agent running tasks back to back until the round's time is up.
       const agents = Promise.all(
         Array.from({ length: options.concurrency }, async (_, slot) => {
@@ -113,7 +124,8 @@ export async function runCampaign(
               result: null,
             };
             runs.push(r);
-            r.result = await runAgent(pool, r.task, r.runId, r.tenant, options.policy, () => r.aborted, random);
+            const halt = () => (r.aborted ? "aborted" : Date.now() - roundStart > cutoffMs ? "timeout" : null);
+            r.result = await runAgent(pool, r.task, r.runId, r.tenant, options.policy, halt, random);
           }
         }),
       );
@@ -196,6 +208,8 @@ export async function runCampaign(
       if (violationCount(violations) > 0 || !planted.duplicate || !planted.gap) break;
     }
   } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
     await replicas.stopAll();
     await service.close().catch(() => {});
     await cluster.remove();

@@ -70,6 +70,9 @@ export function emptyCounts(): FaultCounts {
   };
 }
 
+/** Kinds of which one firing runs at a time (the database has one postmaster; lag episodes do not nest). */
+const EXCLUSIVE = new Set<ChaosFault>(["pgkill", "pgcrash", "lag"]);
+
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Runs the schedule until `stop()` says so; resolves with the events once every firing finished. */
@@ -91,7 +94,10 @@ export async function runSchedule(
   while (!stop()) {
     const now = Date.now() - started;
     for (const kind of kinds) {
-      if (now < (next.get(kind) ?? 0) || busy.has(kind)) continue;
+      if (now < (next.get(kind) ?? 0) || (EXCLUSIVE.has(kind) && busy.has(kind))) continue;
+      // A kill whose moment came while every replica is still starting waits for the first one up.
+      const killable = targets.replicas.replicas.some((r) => r.child && !r.starting && !r.busy);
+      if ((kind === "kill" || kind === "skew") && !killable) continue;
       next.set(kind, now + draw(kind));
       if ((kind === "pgkill" || kind === "pgcrash") && pgDown) continue;
       busy.add(kind);
@@ -101,7 +107,7 @@ export async function runSchedule(
       };
       const action = async (): Promise<void> => {
         const { replicas } = targets;
-        const up = replicas.replicas.filter((r) => r.child && !r.starting);
+        const up = replicas.replicas.filter((r) => r.child && !r.starting && !r.busy);
         switch (kind) {
           case "kill":
           case "skew": {

@@ -125,7 +125,7 @@ export async function abortRun(pool: AgentPool, runId: string): Promise<string> 
  * One operator action racing the sweepers: a record of the round waiting for a person (else any
  * UNKNOWN one, which the API must refuse while the sweepers own it) is resolved from the remote's
  * truth — its effect log has the effect (more often than other SUCCEEDED records of the run account
- * for): `confirm_effect`; else `resend_same_key`.
+ * for): `confirm_effect`; else `confirm_no_effect`.
  */
 export async function operatorAction(
   db: pg.Pool,
@@ -166,7 +166,9 @@ export async function operatorAction(
     return null;
   }
   const accounted = siblings.filter((s) => sig(kwargsOf(s.args)) === mine).length;
-  const action = effects.length > accounted ? "confirm_effect" : "resend_same_key";
+  // Absent: a person who read the remote's log says "no effect" (the agent may then try again, which
+  // sends anew); a resend would only repeat a request the remote already refused, as often as it is asked.
+  const action = effects.length > accounted ? "confirm_effect" : "confirm_no_effect";
   const input = {
     key: pick.key,
     action,

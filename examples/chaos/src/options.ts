@@ -14,12 +14,14 @@ import { type ChaosFault, DEFAULT_INTERVALS_MS, FAULT_KINDS } from "./faults.ts"
 export const CHAOS_USAGE = `usage: pnpm chaos [options]
   --minutes N        how long the campaign runs (default 10); it ends after the round running then
   --kills N          also end once every selected fault kind fired N times; the kinds then fire often
-                     enough to get there in half of --minutes, and falling short is a failure (exit 3)
+                     enough to get there in a third of --minutes, and falling short is a failure (exit 3)
   --seed N           seed of the schedule, the task order and the remote's faults (default: random, printed)
   --replicas N       executor replicas, 1–3 (default 2)
   --faults LIST      kinds to inject, comma-separated (default all): ${FAULT_KINDS.join(",")}
   --tasks FILE       task file of the shared format (<domain>/tasks_<split>.json); repeatable
   --oracle FILE      its oracle file, one per --tasks in the same order (default: every visible split)
+  --catalog FILE     the executor's catalog module (default: the τ-bench catalog, src/catalog.config.ts);
+                     it reads the remote's URL from TRISTATE_CHAOS_SERVICE_URL, see the README
   --concurrency N    agents at once, each running tasks back to back (default 12)
   --round-seconds N  how long agents start new tasks in a round before it is settled and checked (default 30)
   --json FILE        write the whole report (every round and its schedule) there
@@ -37,6 +39,8 @@ export interface CampaignOptions {
   intervals: Record<ChaosFault, number>;
   sources: TaskSource[];
   dataDir: string;
+  /** The executor's catalog module (`TRISTATE_CONFIG` of every replica); absent: the τ-bench one. */
+  catalog?: string;
   concurrency: number;
   /** How long agents start new tasks in a round, ms (faults run until the last one finished). */
   roundMs: number;
@@ -79,6 +83,7 @@ export function parseChaosArgs(argv: string[]): CampaignOptions | { help: true }
       json: { type: "string" },
       repro: { type: "string" },
       "data-dir": { type: "string" },
+      catalog: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -109,10 +114,13 @@ export function parseChaosArgs(argv: string[]): CampaignOptions | { help: true }
   if (sources.length === 0) throw new Error(`no task files given and none found in ${dataDir}`);
   for (const s of sources)
     for (const f of [s.tasks, s.oracle]) if (!existsSync(f)) throw new Error(`no such file: ${f}`);
+  const catalog = values.catalog ? resolve(cwd, values.catalog) : undefined;
+  if (catalog && !existsSync(catalog)) throw new Error(`--catalog ${values.catalog}: no such file`);
   const intervals = { ...DEFAULT_INTERVALS_MS };
   if (kills !== undefined) {
-    // N firings of each kind in about half the time: the other half is settling and checking.
-    const pace = (minutes * 60_000 * 0.5) / kills;
+    // N firings of each kind in about a third of the time: the rest is start-up, the round's tail,
+    // settling and checking.
+    const pace = (minutes * 60_000 * 0.35) / kills;
     for (const k of FAULT_KINDS) intervals[k] = Math.min(intervals[k], pace);
   }
   const baseFaults: FaultConfig = { ...DEFAULT_FAULTS, rate: 0.15, seed, hangMs: 4000, lagMs: 2000 };
@@ -126,6 +134,7 @@ export function parseChaosArgs(argv: string[]): CampaignOptions | { help: true }
     intervals,
     sources,
     dataDir,
+    ...(catalog ? { catalog } : {}),
     concurrency: int("concurrency", values.concurrency, 1, 128),
     roundMs: int("round-seconds", values["round-seconds"], 1, 3600) * 1000,
     ...(values.json ? { json: resolve(cwd, values.json) } : {}),
@@ -136,6 +145,6 @@ export function parseChaosArgs(argv: string[]): CampaignOptions | { help: true }
     lagFaults: { ...baseFaults, rate: 0.5, mix: { lag: 3, hang: 1 }, lagMs: 6000 },
     lagEpisodeMs: 3000,
     sweepIntervalMs: 1000,
-    settleTimeoutMs: 120_000,
+    settleTimeoutMs: 300_000,
   };
 }

@@ -21,6 +21,8 @@ export interface Replica {
   child: ChildProcess | null;
   /** True from spawn until the process printed its URL. */
   starting: boolean;
+  /** A kill and restart of this replica is under way (one at a time per replica). */
+  busy: boolean;
   /** Unexpected exits (not by our SIGKILL) with their code and last output. */
   crashes: { code: number | null; output: string }[];
 }
@@ -45,6 +47,7 @@ export class ReplicaSet {
       skewMs: 0,
       child: null,
       starting: false,
+      busy: false,
       crashes: [],
     }));
   }
@@ -110,15 +113,24 @@ export class ReplicaSet {
         if (killedByUs || this.stopped) return resolvePromise();
         r.crashes.push({ code, output: out });
         resolvePromise();
-        if (!this.stopped) void this.start(r, 0).catch(() => {});
+        // A supervisor's restart, a moment later (no busy loop if it keeps failing).
+        setTimeout(() => {
+          if (!this.stopped && !r.child && !r.busy) void this.start(r, 0).catch(() => {});
+        }, 500);
       });
     });
   }
 
   /** SIGKILL of the replica's process (waits for its exit), then starts it again with `skewMs`. */
   async killAndRestart(r: Replica, skewMs = 0): Promise<void> {
-    await this.kill(r);
-    if (!this.stopped) void this.start(r, skewMs).catch(() => {});
+    if (r.busy) return;
+    r.busy = true;
+    try {
+      await this.kill(r);
+      if (!this.stopped && !r.child) void this.start(r, skewMs).catch(() => {});
+    } finally {
+      r.busy = false;
+    }
   }
 
   /** SIGKILL, waiting for the exit. */
