@@ -9,10 +9,12 @@ export function proxy(request: NextRequest): NextResponse {
     headers.set(PATH_HEADER, path);
     return NextResponse.next({ request: { headers } });
   }
-  const url = request.nextUrl.clone();
-  url.pathname = "/login";
-  url.search = `?next=${encodeURIComponent(path)}`;
-  return NextResponse.redirect(url);
+  // A relative Location: the browser stays on the host it used (127.0.0.1 stays 127.0.0.1, so the
+  // session cookie set there is sent); an absolute one from `nextUrl` may name `localhost` instead.
+  return new NextResponse(null, {
+    status: 307,
+    headers: { location: `/login?next=${encodeURIComponent(path)}`, "cache-control": "no-store" },
+  });
 }
 
 export const config = {

@@ -9,7 +9,10 @@ import { useTenantFilter } from "./tenant-filter";
 /** The id of the search input (the queue's `/` key focuses it). */
 export const SEARCH_INPUT_ID = "global-search";
 
-/** One box for an idempotency key, a trace id or a run id; Enter jumps to the record or run. */
+/**
+ * One box for an idempotency key, a trace id or a run id; Enter jumps to the record or run. Without
+ * JavaScript (or before hydration) the form GETs `/search`, which does the same on the server.
+ */
 export function SearchBox() {
   const client = useTRPCClient();
   const router = useRouter();
@@ -63,7 +66,8 @@ export function SearchBox() {
 
   return (
     <search>
-      <form className="searchbox" onSubmit={submit}>
+      <form className="searchbox" method="get" action="/search" onSubmit={submit}>
+        {tenant.tenant !== undefined ? <input type="hidden" name="tenant" value={tenant.tenant} /> : null}
         <label htmlFor={SEARCH_INPUT_ID} className="visually-hidden">
           Search
         </label>

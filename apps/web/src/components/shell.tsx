@@ -15,8 +15,11 @@ const NAV = [
   { href: "/audit", label: "Audit log" },
 ] as const;
 
-/** The frame of every signed-in page: navigation, search, the tenant (a filter for admins), who is signed in, sign out. */
-export function Shell({ children }: { children: ReactNode }) {
+/**
+ * The frame of every signed-in page: navigation, search, the tenant (a filter for admins), who is
+ * signed in, sign out; `banner` (the outage banner) sits between the header and the page.
+ */
+export function Shell({ children, banner }: { children: ReactNode; banner?: ReactNode }) {
   const pathname = usePathname();
   const session = useSession();
   const [signingOut, setSigningOut] = useState(false);
@@ -56,6 +59,7 @@ export function Shell({ children }: { children: ReactNode }) {
           </button>
         </div>
       </header>
+      {banner}
       <main id="main">{children}</main>
     </>
   );

@@ -22,10 +22,18 @@ export function formatDuration(ms: number | null): string {
   return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`;
 }
 
-/** An epoch-ms time as local date and time with seconds. */
+/** An epoch-ms time as local date and time with seconds and the time zone, e.g. `30 Nov 2026, 21:30:05 UTC`. */
 export function formatTime(epochMs: number | null): string {
   if (epochMs === null) return "–";
-  return new Date(epochMs).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+  return new Date(epochMs).toLocaleString(undefined, {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    timeZoneName: "short",
+  });
 }
 
 /** A JSON value, pretty-printed. */

@@ -1,6 +1,7 @@
 import type { AppRouter } from "@tristate/executor/router";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import { env } from "~/env";
+import { fetchExecutor } from "./executor-health";
 import { FORWARDED_FOR } from "./forwarded-for";
 
 /** How a server-side call authenticates: the API key (only at sign-in) or a dashboard session's id. */
@@ -13,13 +14,15 @@ export function authorization(credential: Credential): string {
 
 /**
  * A server-side client of the executor's API acting with `credential`, on behalf of the browser whose
- * address chain is `forwardedFor` (see `./forwarded-for.ts`; sent as `X-Forwarded-For`).
+ * address chain is `forwardedFor` (see `./forwarded-for.ts`; sent as `X-Forwarded-For`). Each call
+ * times out after `EXECUTOR_TIMEOUT_MS` and updates the executor's health (`./executor-health.ts`).
  */
 export function executorClient(credential: Credential, forwardedFor?: string) {
   return createTRPCClient<AppRouter>({
     links: [
       httpLink({
         url: new URL("/trpc", env.EXECUTOR_URL).toString(),
+        fetch: (url, init) => fetchExecutor(url, init as RequestInit),
         headers: {
           authorization: authorization(credential),
           ...(forwardedFor ? { [FORWARDED_FOR]: forwardedFor } : {}),

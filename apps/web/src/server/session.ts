@@ -42,7 +42,7 @@ export async function openSession(apiKey: string, clientChain?: string): Promise
     return {
       ok: false,
       reason: "unreachable",
-      message: "The executor could not be reached. Try again in a moment.",
+      message: "The executor could not be reached, so nobody can sign in right now. Try again in a moment.",
     };
   }
 }
@@ -54,19 +54,45 @@ export async function endSession(sessionId: string, clientChain?: string): Promi
     .catch(() => undefined);
 }
 
+/** Sessions last confirmed by the executor, by session id: shown while it cannot be reached. */
+const lastKnown = new Map<string, Session>();
+const LAST_KNOWN_MAX = 1000;
+
+/** Whose page this is, as {@link requireSession} could tell. */
+export interface PageSession {
+  session: Session;
+  /** True when the executor could not be asked: `session` is the last one it confirmed (or a placeholder). */
+  unconfirmed: boolean;
+}
+
+/** Shown while the executor is unreachable and this session was never confirmed by this server. */
+const UNCONFIRMED: Session = { id: "", name: "(not confirmed yet)", role: "viewer", tenant: "" };
+
 /**
  * The signed-in user of this request, or a redirect to the login page (with `next` set to `path`)
  * when there is no valid session (none, signed out, expired, idle too long, or its key revoked).
+ * When the executor cannot be reached (or does not answer in time) the page still renders: with the
+ * session it last confirmed (or a viewer placeholder) and `unconfirmed`, so the outage banner can
+ * show and the page re-checks when the executor is back. Never throws for an outage.
  */
-export async function requireSession(path: string): Promise<Session> {
+export async function requireSession(path: string): Promise<PageSession> {
   const jar = await cookies();
   const sessionId = jar.get(SESSION_COOKIE)?.value;
   const login = `/login?next=${encodeURIComponent(path)}`;
   if (!sessionId) redirect(login);
+  let session: Session;
   try {
-    return await executorClient({ sessionId }, forwardedFor(await headers())).auth.whoami.query();
+    session = await executorClient({ sessionId }, forwardedFor(await headers())).auth.whoami.query();
   } catch (error) {
-    if (error instanceof TRPCClientError && error.data?.httpStatus === 401) redirect(login);
-    throw new Error("The executor could not be reached. Try again in a moment.");
+    const status = error instanceof TRPCClientError ? (error.data?.httpStatus as number | undefined) : undefined;
+    if (status === 401) {
+      lastKnown.delete(sessionId);
+      redirect(login);
+    }
+    return { session: lastKnown.get(sessionId) ?? UNCONFIRMED, unconfirmed: true };
   }
+  lastKnown.delete(sessionId);
+  lastKnown.set(sessionId, session);
+  if (lastKnown.size > LAST_KNOWN_MAX) lastKnown.delete(lastKnown.keys().next().value as string);
+  return { session, unconfirmed: false };
 }

@@ -4,7 +4,8 @@ import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@ta
 import type { AppRouter } from "@tristate/executor/router";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
-import { type ReactNode, useState } from "react";
+import { type ReactNode, useEffect, useState } from "react";
+import { keepLastData, restoreLastData } from "./persist";
 
 /** tRPC hooks over TanStack Query, typed by the executor's router (a type-only import). */
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
@@ -39,9 +40,25 @@ function makeQueryClient(): QueryClient {
   });
 }
 
-/** Query client and tRPC client for the dashboard: everything goes through `/api/trpc` (the session proxy). */
+/**
+ * Whether an error means the executor did not answer (the proxy's 502/504, a 503, or no HTTP answer
+ * at all) rather than an answer about the request.
+ */
+export function isUnreachable(error: unknown): boolean {
+  const status = httpStatusOf(error);
+  return status === undefined || status === 502 || status === 503 || status === 504;
+}
+
+/**
+ * Query client and tRPC client for the dashboard: everything goes through `/api/trpc` (the session
+ * proxy). The last answers are kept per tab (`./persist.ts`) so an outage shows them, not nothing.
+ */
 export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(makeQueryClient);
+  useEffect(() => {
+    restoreLastData(queryClient);
+    return keepLastData(queryClient);
+  }, [queryClient]);
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", maxURLLength: 4000 })] }),
   );

@@ -18,7 +18,11 @@ export default async function LoginPage({
         <LoginForm
           next={safeNext(params.next)}
           failed={
-            params.failed === "1" ? "This API key could not sign in: it is invalid, revoked or of role agent." : null
+            params.failed === "unreachable"
+              ? "The executor could not be reached, so nobody can sign in right now. Try again in a moment."
+              : params.failed === "1"
+                ? "This API key could not sign in: it is invalid, revoked or of role agent."
+                : null
           }
         />
       </div>

@@ -71,7 +71,7 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
 
   if (!valid) return <NoResults>“{intentKey}” is not an idempotency key (32 hex characters).</NoResults>;
   if (intent.isPending) return <Loading what="the record" />;
-  if (intent.error) {
+  if (intent.error && !intent.data) {
     return httpStatusOf(intent.error) === 404 ? (
       <NoResults>No record has the key {intentKey}.</NoResults>
     ) : (

@@ -16,7 +16,7 @@ export function RecentRuns() {
     refetchInterval: 30_000,
   });
   if (recent.isPending) return <Loading what="recent runs" />;
-  if (recent.error) return <ErrorState error={recent.error} title="Could not load recent runs" />;
+  if (recent.error && !recent.data) return <ErrorState error={recent.error} title="Could not load recent runs" />;
   const runs = new Map<string, { steps: number; latest: number }>();
   for (const item of recent.data.items) {
     const run = runs.get(item.runId) ?? { steps: 0, latest: 0 };

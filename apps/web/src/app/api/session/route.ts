@@ -63,7 +63,10 @@ export async function POST(request: NextRequest): Promise<NextResponse> {
     const signIn = loginBody.safeParse({ apiKey }).success
       ? await openSession(apiKey.trim(), forwardedFor(request.headers))
       : null;
-    if (!signIn?.ok) return seeOther(`/login?failed=1&next=${encodeURIComponent(next)}`);
+    if (!signIn?.ok) {
+      const failed = signIn?.reason === "unreachable" ? "unreachable" : "1";
+      return seeOther(`/login?failed=${failed}&next=${encodeURIComponent(next)}`);
+    }
     const response = seeOther(next);
     setSessionCookie(response, request, signIn.sessionId, signIn.expiresAtEpochMs);
     return response;

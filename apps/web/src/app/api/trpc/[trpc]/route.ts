@@ -1,5 +1,6 @@
 import type { NextRequest } from "next/server";
 import { env } from "~/env";
+import { fetchExecutor } from "~/server/executor-health";
 import { FORWARDED_FOR, forwardedFor } from "~/server/forwarded-for";
 import { fromOwnPages } from "~/server/request-guard";
 import { SESSION_COOKIE } from "~/server/session-cookie";
@@ -30,17 +31,17 @@ async function forward(request: NextRequest, context: RouteContext): Promise<Res
   const target = new URL(`/trpc/${trpc}${request.nextUrl.search}`, env.EXECUTOR_URL);
   let upstream: Response;
   try {
-    upstream = await fetch(target, {
+    upstream = await fetchExecutor(target, {
       method: request.method,
       headers,
       cache: "no-store",
       ...(request.method === "POST" ? { body: await request.text() } : {}),
     });
-  } catch {
-    return Response.json(
-      { error: { message: "the executor could not be reached", code: -32603, data: { httpStatus: 502 } } },
-      { status: 502 },
-    );
+  } catch (error) {
+    const timedOut = error instanceof Error && error.name === "TimeoutError";
+    const status = timedOut ? 504 : 502;
+    const message = timedOut ? "the executor did not answer in time" : "the executor could not be reached";
+    return Response.json({ error: { message, code: -32603, data: { httpStatus: status } } }, { status });
   }
   return new Response(await upstream.text(), {
     status: upstream.status,
