@@ -16,11 +16,11 @@ export type ChaosFault = (typeof FAULT_KINDS)[number];
 
 /** Mean interval between two firings of each kind, ms (the long campaign's pace). */
 export const DEFAULT_INTERVALS_MS: Record<ChaosFault, number> = {
-  kill: 2000,
+  kill: 1200,
   pgkill: 8000,
   pgcrash: 9000,
   lag: 8000,
-  skew: 15000,
+  skew: 10000,
   abort: 6000,
   operator: 4000,
 };
