@@ -13,6 +13,7 @@ import type {
 import { checkTenant, DEFAULT_TENANT } from "@tristate/core";
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
+import { ClaimBatcher, type ClaimBatcherOptions, type RunStatement } from "./claim-batcher.ts";
 import { type Prisma, PrismaClient } from "./generated/prisma/client.ts";
 import { type EventRow, type RecordRow, toIntentRecord, toStoredEvent } from "./intent-row.ts";
 import {
@@ -39,6 +40,11 @@ export interface PrismaIntentStoreOptions {
    * are not named (prepared), since that one session outlives the pool's connections.
    */
   singleSession?: boolean;
+  /**
+   * Group commit: concurrent claims share one multi-row statement and one durable commit
+   * ({@link ClaimBatcher}); `false` sends each claim alone. @default true
+   */
+  groupCommit?: boolean | ClaimBatcherOptions;
   /** The tenant this store is confined to (see {@link PrismaIntentStore.forTenant}). @default "default" */
   tenant?: string;
 }
@@ -49,6 +55,8 @@ interface Shared {
   prisma: PrismaClient;
   prepare: boolean;
   closed: boolean;
+  /** Null when group commit is off. */
+  batcher: ClaimBatcher | null;
 }
 
 /**
@@ -78,7 +86,18 @@ export class PrismaIntentStore implements IntentStore {
       pool.on("error", () => {}); // an idle client's error (server restart) only drops that client
       // Named (prepared once per connection) statements; off for PGlite, whose one session outlives connections.
       const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-      this.#shared = { pool, prisma, prepare: !options.singleSession, closed: false };
+      const prepare = !options.singleSession;
+      const group = options.groupCommit ?? true;
+      const run: RunStatement = async <T>(statement: Statement) =>
+        (await pool.query(prepare ? statement : { text: statement.text, values: statement.values })).rows as T[];
+      const batcher =
+        group === false
+          ? null
+          : new ClaimBatcher(run, {
+              ...(options.singleSession ? { maxInFlight: 1 } : {}),
+              ...(group === true ? {} : group),
+            });
+      this.#shared = { pool, prisma, prepare, closed: false, batcher };
     }
     this.prisma = this.#shared.prisma;
   }
@@ -90,6 +109,11 @@ export class PrismaIntentStore implements IntentStore {
    */
   forTenant(tenant: string): PrismaIntentStore {
     return tenant === this.tenant ? this : new PrismaIntentStore({ databaseUrl: "", tenant }, this.#shared);
+  }
+
+  /** Group commit's counters (null when it is off): batch statements sent and the claims they held. */
+  get claimBatchStats(): { batches: number; claims: number } | null {
+    return this.#shared.batcher?.stats ?? null;
   }
 
   /** The `pg` pool (for health checks and raw queries beyond the port). */
@@ -104,19 +128,32 @@ export class PrismaIntentStore implements IntentStore {
 
   /**
    * @inheritdoc
-   * One statement (insert + events, or the existing row); a second read only when a racing claim
-   * committed after this statement's snapshot. Always durable (synchronous commit).
+   * One statement (insert + events, or the existing row), shared with concurrent claims when group
+   * commit is on; a second read only when a racing claim committed after this statement's snapshot.
+   * Always durable (synchronous commit): it resolves only after its statement committed.
    * @throws RangeError for a non-finite deadline or time; pg errors when the database fails.
    */
   async claim(record: NewIntentRecord, events: IntentEvent[], nowEpochMs: number): Promise<ClaimResult> {
     if (record.tenant !== undefined && record.tenant !== this.tenant)
       throw new TypeError(`claim: record of tenant "${record.tenant}" in the store of tenant "${this.tenant}"`);
+    const batcher = this.#shared.batcher;
+    if (batcher) {
+      const result = await batcher.claim({ tenant: this.tenant, record, events, nowEpochMs });
+      if (result.claimed) return result;
+      if (result.existing) return { claimed: false, existing: result.existing };
+      return this.#existing(record);
+    }
     const rows = (await this.#query(claimSql(this.tenant, record, events, nowEpochMs))) as (RecordRow & {
       claimed: boolean;
     })[];
     const row = rows.find((r) => r.key === record.key) ?? rows[0];
     if (row?.claimed) return { claimed: true, record: toIntentRecord(row) };
     if (row) return { claimed: false, existing: toIntentRecord(row) };
+    return this.#existing(record);
+  }
+
+  /** A claim loser's second look, when the winner committed after the claim's snapshot. */
+  async #existing(record: NewIntentRecord): Promise<ClaimResult> {
     const [again] = await this.#query(existingSql(this.tenant, record));
     if (!again) throw new Error(`claim of ${record.key} neither inserted nor found a record`);
     return { claimed: false, existing: toIntentRecord(again) };
