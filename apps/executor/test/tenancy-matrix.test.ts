@@ -223,6 +223,20 @@ const CASES: Record<string, Case> = {
       expect(theirs).not.toBeNull();
     },
   },
+  "runs.operatorAbort": {
+    roles: OPS,
+    input: (call) => ({ runId: `run-${call.fx.tenant}-stale`, note: "abort from the dashboard", ...acting(call) }),
+    async check(res, call) {
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      const steps = res.json.result.data.steps as Json[];
+      const reaches = call.role === "admin" || call.target === "own";
+      // Another tenant's run is, to this key, a run without records: nothing to undo, nothing touched.
+      if (!reaches) expect(steps).toStrictEqual([]);
+      else expect(steps.length).toBeGreaterThan(0);
+      const theirs = await stack.service.services.tenants.store(call.fx.tenant).get(call.fx.stale);
+      expect(theirs).not.toBeNull();
+    },
+  },
   "runs.plan": {
     roles: AGENTS,
     input: (call) => ({ runId: "run-planned", steps: [{ stepId: "s1", tool: PROBED }], ...acting(call) }),

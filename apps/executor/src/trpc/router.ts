@@ -12,6 +12,7 @@ import { listQueue } from "../api/queue/list.ts";
 import { resolveQueue } from "../api/queue/resolve.ts";
 import { abortRunProcedure } from "../api/runs/abort.ts";
 import { getRunProcedure } from "../api/runs/get.ts";
+import { operatorAbortRunProcedure } from "../api/runs/operator-abort.ts";
 import { planRunProcedure } from "../api/runs/plan.ts";
 import { createSessionProcedure, endSessionProcedure } from "../api/sessions/manage.ts";
 import { listStaleProcedure } from "../api/stale/list.ts";
@@ -32,7 +33,12 @@ export const appRouter = router({
   stats: router({ overview: statsOverviewProcedure }),
   intents: router({ list: listIntentsProcedure, get: getIntentProcedure }),
   stale: router({ list: listStaleProcedure }),
-  runs: router({ get: getRunProcedure, abort: abortRunProcedure, plan: planRunProcedure }),
+  runs: router({
+    get: getRunProcedure,
+    abort: abortRunProcedure,
+    operatorAbort: operatorAbortRunProcedure,
+    plan: planRunProcedure,
+  }),
   confirmations: router({ issue: issueConfirmationProcedure }),
   keys: router({ create: createKeyProcedure, list: listKeysProcedure, revoke: revokeKeyProcedure }),
   tenants: router({ list: listTenantsProcedure }),

@@ -1,0 +1,50 @@
+import type { AbortReport } from "@tristate/core";
+import { z } from "zod";
+import { operatorProcedure } from "../../trpc/init.ts";
+import { resolveDeadline } from "../calls/execute.ts";
+import { idSchema } from "../ids.ts";
+import { actingTenant, tenantInput } from "../tenancy.ts";
+
+/** Input of `runs.operatorAbort`: the run, the operator's reason, and (admins) its tenant. */
+export const operatorAbortRunInput = z
+  .object({
+    runId: idSchema,
+    /** Why the run is aborted (kept in the executor's log with the operator's name). */
+    note: z.string().trim().min(1).max(2000),
+    /** The run's tenant (admin keys only; operators act in their key's tenant). */
+    tenant: tenantInput,
+  })
+  .strict();
+
+/**
+ * `runs.operatorAbort({ runId, note })` (operator, admin): the dashboard's "Abort run" — the same saga
+ * as the agents' `runs.abort` (reconcile unsettled effects, compensate confirmed ones latest step
+ * first, irreversible ones corrected or queued for a person), with the default budget
+ * (`TRISTATE_DEFAULT_BUDGET_MS`), the operator's name and reason logged. Idempotent: a second abort
+ * replays the compensations. Answers the saga's report.
+ * @throws AppError FORBIDDEN (field `tenant`) when a non-admin names another tenant.
+ */
+export const operatorAbortRunProcedure = operatorProcedure
+  .input(operatorAbortRunInput)
+  .mutation(async ({ ctx, input }): Promise<AbortReport> => {
+    const { services } = ctx;
+    const deadline = resolveDeadline({}, services.now(), {
+      maxBudgetMs: services.env.TRISTATE_MAX_BUDGET_MS,
+      defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
+    });
+    const tenant = actingTenant(ctx, input.tenant);
+    const report = await services.tenants.executor(tenant).abortRun(input.runId, deadline);
+    services.logger.info(
+      {
+        run_id: input.runId,
+        complete: report.complete,
+        needs_human: report.needsHuman,
+        steps: report.steps.map((s) => `${s.stepId}:${s.outcome}`),
+        operator: ctx.auth.name,
+        note: input.note,
+        tenant,
+      },
+      "runs.operatorAbort",
+    );
+    return report;
+  });
