@@ -12,6 +12,7 @@ import { resolutionLabel } from "~/lib/status";
 import { buildTraceUrl } from "~/lib/trace-url";
 import { httpStatusOf, useTRPC } from "~/trpc/react";
 import type { TimelineEvent } from "~/trpc/types";
+import { RecordActions } from "./record-actions";
 
 function CopyButton({ text }: { text: string }) {
   const [copied, setCopied] = useState<"idle" | "done" | "failed">("idle");
@@ -56,6 +57,15 @@ function EventItem({ event }: { event: TimelineEvent }) {
   );
 }
 
+/** Past this many ms ahead a re-check time means "never" (the executor parks queued records a century out). */
+const NO_RECHECK_AFTER_MS = 10 * 365 * 86_400_000;
+
+/** When a record waiting for a person is looked at again by the sweeper: a time, or "not automatically". */
+function formatRecheck(deadlineEpochMs: number): string {
+  if (deadlineEpochMs - Date.now() > NO_RECHECK_AFTER_MS) return "not automatically: only a person settles it";
+  return formatTime(deadlineEpochMs);
+}
+
 /** One intent record: facts, arguments (secrets masked by the executor), timeline, compensation, probes, trace link. */
 export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string; traceUrlTemplate: string }) {
   const trpc = useTRPC();
@@ -68,6 +78,8 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
     refetchInterval: 10_000,
   });
   const probe = useMutation(trpc.probe.rerun.mutationOptions());
+  const tools = useQuery({ ...trpc.tools.list.queryOptions(), staleTime: 60_000, enabled: valid && canOperate });
+  const [announcement, setAnnouncement] = useState("");
 
   if (!valid) return <NoResults>“{intentKey}” is not an idempotency key (32 hex characters).</NoResults>;
   if (intent.isPending) return <Loading what="the record" />;
@@ -79,6 +91,8 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
     );
   }
   const { record, events } = intent.data;
+  const toolInfo = tools.data?.find((t) => t.name === record.tool);
+  const hasProbe = Boolean(toolInfo && (toolInfo.hasKeyProbe || toolInfo.hasIdentityProbe));
   const end = record.finishedAtEpochMs ?? record.updatedAtEpochMs;
   const traceUrl = record.traceId
     ? buildTraceUrl(traceUrlTemplate, record.traceId, record.createdAtEpochMs, end)
@@ -117,8 +131,17 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
           </dd>
           <dt>Attempts</dt>
           <dd>{record.attempt}</dd>
-          <dt>Deadline</dt>
-          <dd>{formatTime(record.deadlineEpochMs)}</dd>
+          {record.needsHuman ? (
+            <>
+              <dt>Re-check at</dt>
+              <dd data-testid="recheck">{formatRecheck(record.deadlineEpochMs)}</dd>
+            </>
+          ) : (
+            <>
+              <dt>Deadline</dt>
+              <dd>{formatTime(record.deadlineEpochMs)}</dd>
+            </>
+          )}
           <dt>Created / updated</dt>
           <dd>
             {formatTime(record.createdAtEpochMs)} / {formatTime(record.updatedAtEpochMs)}
@@ -148,6 +171,18 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
           </dd>
         </dl>
       </section>
+      <div aria-live="polite">{announcement ? <p className="notice">{announcement}</p> : null}</div>
+      {canOperate && record.needsHuman ? (
+        <RecordActions
+          recordKey={record.key}
+          tool={record.tool}
+          tenant={tenant.selectable ? record.tenant : undefined}
+          onDone={(message) => {
+            setAnnouncement(message);
+            void intent.refetch();
+          }}
+        />
+      ) : null}
       <h2>Arguments</h2>
       <pre>{formatJson(record.args)}</pre>
       {record.hasResult ? (
@@ -158,7 +193,7 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
       ) : null}
       <h2>Compensation</h2>
       {record.compensation ? <pre>{formatJson(record.compensation)}</pre> : <p className="muted">None registered.</p>}
-      {canOperate ? (
+      {canOperate && hasProbe ? (
         <section className="panel" aria-label="Probes">
           <button type="button" onClick={() => probe.mutate({ key: record.key })} disabled={probe.isPending}>
             Re-run probe now

@@ -33,5 +33,8 @@ export const intentColumns: Columns<IntentSummary> = [
   }),
   col.accessor("resolution", { header: "Resolution", cell: (c) => resolutionLabel(c.getValue()) }),
   col.accessor("attempt", { header: "Attempts", meta: { numeric: true } }),
-  col.accessor("createdAtEpochMs", { header: "Created", cell: (c) => formatTime(c.getValue()) }),
+  col.accessor("createdAtEpochMs", {
+    header: "Created",
+    cell: (c) => <span className="nowrap">{formatTime(c.getValue())}</span>,
+  }),
 ];

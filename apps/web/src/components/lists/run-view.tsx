@@ -3,12 +3,14 @@
 import { useQuery } from "@tanstack/react-query";
 import { createColumnHelper } from "@tanstack/react-table";
 import { type Columns, DataTable } from "~/components/data-table";
+import { useCanOperate } from "~/components/session-context";
 import { ErrorState, Loading, NoResults } from "~/components/states";
 import { useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { formatJson } from "~/lib/format";
 import { httpStatusOf, useTRPC } from "~/trpc/react";
 import type { IntentSummary } from "~/trpc/types";
 import { intentColumns } from "./intent-columns";
+import { RunAbort } from "./run-abort";
 
 const col = createColumnHelper<IntentSummary & { order: number }>();
 const columns: Columns<IntentSummary & { order: number }> = [
@@ -31,18 +33,23 @@ const columns: Columns<IntentSummary & { order: number }> = [
   }),
 ];
 
-/** One agent run: its steps (intent records) in the order they were created, with outcomes and compensations. */
+/**
+ * One agent run: its steps (intent records) in the order they were created, with outcomes and
+ * compensations; operators can abort it (the saga) and read the abort report.
+ */
 export function RunView({ runId }: { runId: string }) {
   const trpc = useTRPC();
   const tenant = useTenantFilter();
+  const canOperate = useCanOperate();
   const run = useQuery({ ...trpc.runs.get.queryOptions({ runId, ...tenant.input }), refetchInterval: 30_000 });
+  const runTenant = tenant.tenant ?? run.data?.records[0]?.tenant;
   return (
     <>
       <h1>
         Run <span className="mono">{runId}</span>
       </h1>
       {run.isPending ? <Loading what="the run" /> : null}
-      {run.error ? (
+      {run.error && !run.data ? (
         httpStatusOf(run.error) === 404 || httpStatusOf(run.error) === 400 ? (
           <NoResults>No intent record belongs to a run with the id “{runId}”.</NoResults>
         ) : (
@@ -55,6 +62,9 @@ export function RunView({ runId }: { runId: string }) {
             {run.data.records.length} step{run.data.records.length === 1 ? "" : "s"}, oldest first
             {run.data.truncated ? " (only the first 1000 are shown)" : ""}.
           </p>
+          {canOperate && run.data.records.length > 0 ? (
+            <RunAbort runId={runId} tenant={tenant.selectable ? runTenant : undefined} />
+          ) : null}
           <DataTable
             label="Steps"
             data={run.data.records.map((r, i) => ({ ...r, order: i + 1 }))}

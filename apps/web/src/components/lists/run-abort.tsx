@@ -1,0 +1,134 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { StatusBadge } from "~/components/status-badge";
+import { useTRPC } from "~/trpc/react";
+import type { RouterOutputs } from "~/trpc/types";
+
+/** What `runs.operatorAbort` answers: the saga's report. */
+export type AbortReport = RouterOutputs["runs"]["operatorAbort"];
+
+/** The abort's report: the summary and, per step (latest first), its status, outcome and compensation. */
+export function AbortReportView({ report }: { report: AbortReport }) {
+  return (
+    <section className="panel" aria-label="Abort report" data-testid="abort-report">
+      <h2>Abort report</h2>
+      <p>
+        <strong>{report.complete ? "Complete" : "Not complete"}</strong>
+        {report.needsHuman ? ` · ${report.needsHuman} step(s) in the human queue` : ""}. {report.summary}
+      </p>
+      <div className="table-wrap">
+        <table aria-label="Abort report steps">
+          <thead>
+            <tr>
+              <th scope="col">Step</th>
+              <th scope="col">Tool</th>
+              <th scope="col">Status</th>
+              <th scope="col">Outcome</th>
+              <th scope="col">Compensation</th>
+              <th scope="col">What happened</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.steps.map((step) => (
+              <tr key={step.key} data-testid="abort-step" data-outcome={step.outcome}>
+                <td>{step.stepId}</td>
+                <td>{step.tool}</td>
+                <td>
+                  <StatusBadge status={step.status} />
+                </td>
+                <td>{step.outcome.replaceAll("_", " ")}</td>
+                <td>{step.compensation ? <StatusBadge status={step.compensation.status} /> : "–"}</td>
+                <td className="small">{step.message}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+/**
+ * "Abort run" for operators: a confirmation that states the consequence and asks for a reason, then
+ * `runs.operatorAbort` (the saga: reconcile, compensate confirmed effects latest first, queue what a
+ * person must decide); shows the report. Aborting again is harmless (the compensations replay).
+ */
+export function RunAbort({ runId, tenant }: { runId: string; tenant: string | undefined }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const abort = useMutation(trpc.runs.operatorAbort.mutationOptions());
+  const [open, setOpen] = useState(false);
+  const [reason, setReason] = useState("");
+  const dialogRef = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const reasonId = useId();
+
+  useEffect(() => {
+    const dialog = dialogRef.current;
+    if (open && dialog && !dialog.open) dialog.showModal();
+    if (!open && dialog?.open) dialog.close();
+  }, [open]);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (abort.isPending || !reason.trim()) return;
+    try {
+      await abort.mutateAsync({ runId, note: reason.trim(), ...(tenant ? { tenant } : {}) });
+      setOpen(false);
+      await queryClient.invalidateQueries({ queryKey: trpc.runs.get.queryKey() });
+      void queryClient.invalidateQueries({ queryKey: trpc.queue.list.queryKey() });
+    } catch {
+      // shown in the dialog
+    }
+  }
+
+  return (
+    <>
+      <div className="actions">
+        <button type="button" className="danger" onClick={() => setOpen(true)}>
+          Abort run
+        </button>
+      </div>
+      {open ? (
+        <dialog ref={dialogRef} aria-labelledby={titleId} onClose={() => setOpen(false)}>
+          <form onSubmit={submit}>
+            <h2 id={titleId}>Abort run {runId}?</h2>
+            <p>
+              Unsettled calls of this run are reconciled first; then every confirmed effect is undone by its
+              compensation, latest step first (each a tool call of its own). Irreversible effects are corrected or put
+              in the human queue. Effects that are not confirmed are never compensated.
+            </p>
+            <label className="field" htmlFor={reasonId}>
+              <span>Reason</span>
+            </label>
+            <textarea
+              id={reasonId}
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              required
+              maxLength={2000}
+              placeholder="Why (kept in the executor's log)"
+            />
+            {abort.error ? (
+              <div role="alert" className="error">
+                {abort.error.message} Aborting again is safe: compensations replay, they never run twice.
+              </div>
+            ) : null}
+            {abort.isPending ? <p className="loading">Aborting…</p> : null}
+            <div className="dialog-buttons">
+              <button type="button" onClick={() => setOpen(false)}>
+                Cancel
+              </button>
+              <button type="submit" className="primary" disabled={abort.isPending}>
+                Confirm abort
+              </button>
+            </div>
+          </form>
+        </dialog>
+      ) : null}
+      {abort.data ? <AbortReportView report={abort.data} /> : null}
+    </>
+  );
+}
