@@ -62,6 +62,12 @@ export async function fault(...faults: Fault[]): Promise<void> {
   expect(res.status).toBe(200);
 }
 
+/** Cuts the web app off from the executor (`false`) or reconnects it (`true`); the tests' own API calls are unaffected. */
+export async function executorReachable(reachable: boolean): Promise<void> {
+  const res = await fetch(`${stack().controlUrl}/executor`, { method: "POST", body: JSON.stringify({ reachable }) });
+  expect(res.status).toBe(200);
+}
+
 /** What a seeded call should end as. */
 export type Scenario =
   /** No fault: SUCCEEDED on the first send. */

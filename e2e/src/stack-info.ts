@@ -4,7 +4,7 @@ export interface StackInfo {
   executorUrl: string;
   /** The web app (`next start`). */
   webUrl: string;
-  /** The stack's control server: `POST /fault` queues faults on the fake remote. */
+  /** The stack's control server: `POST /fault` queues faults on the fake remote; `POST /executor` cuts the web app off the executor. */
   controlUrl: string;
   /** The OTLP/HTTP sink the executor exports spans to. */
   traceSinkUrl: string;

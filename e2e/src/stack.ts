@@ -6,7 +6,9 @@
  * `E2E_STACK <json>` ({@link StackInfo}) when everything answers; SIGTERM/SIGINT tear it all down.
  *
  * Tests cannot reach the fake remote's object from their worker process, so a small control server
- * queues faults on it: `POST /fault` with a JSON array of faults, `GET /remote` for its counters.
+ * queues faults on it: `POST /fault` with a JSON array of faults, `GET /remote` for its counters, and
+ * `POST /executor {"reachable": false|true}` cuts the web app off from the executor or reconnects it
+ * (the web app reaches the executor through a relay, `./executor-gate.ts`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -19,6 +21,7 @@ import { type FakeRemote, type Fault, refundTool, startFakeRemote } from "@trist
 import { ApiKeyStore, createTestDatabase } from "@tristate/db";
 import { readEnv } from "../../apps/executor/src/env.ts";
 import { startService } from "../../apps/executor/src/service.ts";
+import { startExecutorGate } from "./executor-gate.ts";
 import { KEY_NAMES, type StackInfo, TOOLS, TRACE_URL_TEMPLATE } from "./stack-info.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -141,6 +144,10 @@ async function main() {
     const service = await startService(env, { tools: catalog(remote) });
     cleanups.push(() => service.close());
 
+    // The web app reaches the executor through a switchable relay (POST /executor on the control server).
+    const gate = await startExecutorGate(service.url);
+    cleanups.push(() => gate.close());
+
     const keyStore = new ApiKeyStore(service.services.store.prisma);
     const keys = {
       agent: (await keyStore.create({ name: KEY_NAMES.agent, role: "agent" })).secret,
@@ -156,6 +163,11 @@ async function main() {
           const faults = JSON.parse((await readBody(req)) || "[]") as Fault[];
           remote.fault(...faults);
           return json(res, 200, { queued: faults.length });
+        }
+        if (req.method === "POST" && req.url === "/executor") {
+          const { reachable } = JSON.parse((await readBody(req)) || "{}") as { reachable?: boolean };
+          gate.open = reachable !== false;
+          return json(res, 200, { reachable: gate.open });
         }
         if (req.method === "GET" && req.url === "/remote") {
           return json(res, 200, {
@@ -183,7 +195,7 @@ async function main() {
         ...process.env,
         NODE_OPTIONS: "",
         PORT: String(webPort),
-        EXECUTOR_URL: service.url,
+        EXECUTOR_URL: gate.url,
         TRACE_URL_TEMPLATE,
         NEXT_TELEMETRY_DISABLED: "1",
       },
