@@ -39,6 +39,14 @@ export const TOOLS = {
   pagesManual: "pages_manual_refund",
   /** Unsafe without probes: records of two tenants in the human queue (tenants.spec.ts). */
   tenants: "tenants_refund",
+  /** Unsafe without probes: the record page's queue actions (actions.spec.ts). */
+  record: "record_refund",
+  /** Unsafe without probes: bulk resolution in the queue (actions.spec.ts). */
+  bulk: "bulk_refund",
+  /** Keyed with probes and a compensation (`runsReverse`): the run page's abort (actions.spec.ts). */
+  runs: "runs_refund",
+  /** The compensation of `runs`. */
+  runsReverse: "runs_reverse",
 } as const;
 
 /** The web app's trace link template (never opened: the tests read the link). */

@@ -43,6 +43,20 @@ function catalog(remote: FakeRemote): AnyTool[] {
     keyed(TOOLS.pages),
     manual(TOOLS.pagesManual),
     manual(TOOLS.tenants),
+    manual(TOOLS.record),
+    manual(TOOLS.bulk),
+    refundTool(remote, {
+      name: TOOLS.runs,
+      compensation: {
+        tool: TOOLS.runsReverse,
+        args: (a: { order_id: string; amount: unknown; currency?: string | undefined }) => ({
+          order_id: `REV-${a.order_id}`,
+          amount: a.amount,
+          currency: a.currency,
+        }),
+      },
+    }),
+    keyed(TOOLS.runsReverse),
   ];
 }
 

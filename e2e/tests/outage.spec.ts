@@ -51,7 +51,7 @@ test("signing in while the executor is down says so, with and without JavaScript
     if (javaScriptEnabled) await page.waitForLoadState("networkidle");
     await page.getByLabel("API key").fill(stack().keys.operator);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect(page.getByRole("alert")).toContainText("The executor could not be reached");
+    await expect(page.locator("form [role=alert]")).toContainText("The executor could not be reached");
     await expect(page).toHaveURL(/\/login/);
     await context.close();
   }

@@ -13,6 +13,7 @@ import { actionLabel, actionUnavailable, OPERATOR_ACTIONS } from "~/lib/status";
 import { useTRPC } from "~/trpc/react";
 import type { OperatorAction, QueueItem } from "~/trpc/types";
 import { ActionDialog } from "./action-dialog";
+import { BULK_ACTIONS, BulkDialog } from "./bulk-dialog";
 import { HelpDialog } from "./help-dialog";
 
 /** The queue refreshes every 5 s (paused in background tabs). */
@@ -45,6 +46,8 @@ function TenantQueue() {
   const [selectedKey, setSelectedKey] = useState<string | null>(null);
   const [pending, setPending] = useState<{ item: QueueItem; action: OperatorAction } | null>(null);
   const [helpOpen, setHelpOpen] = useState(false);
+  const [checked, setChecked] = useState<Set<string>>(() => new Set());
+  const [bulk, setBulk] = useState<OperatorAction | null>(null);
   const [announcement, setAnnouncement] = useState("");
   const rowRefs = useRef(new Map<string, HTMLTableRowElement>());
 
@@ -56,6 +59,14 @@ function TenantQueue() {
   const visible = useMemo(() => (all && shownKeys ? all.filter((i) => shownKeys.has(i.key)) : []), [all, shownKeys]);
   const newCount = all && shownKeys ? all.filter((i) => !shownKeys.has(i.key)).length : 0;
   const selected = visible.find((i) => i.key === selectedKey) ?? visible[0] ?? null;
+  const checkedItems = visible.filter((i) => checked.has(i.key));
+  const toggle = (key: string, on: boolean) =>
+    setChecked((was) => {
+      const next = new Set(was);
+      if (on) next.add(key);
+      else next.delete(key);
+      return next;
+    });
 
   const showNew = useCallback(() => {
     if (all) setShownKeys(new Set(all.map((i) => i.key)));
@@ -82,7 +93,7 @@ function TenantQueue() {
 
   useEffect(() => {
     function onKey(event: KeyboardEvent) {
-      if (pending || event.metaKey || event.ctrlKey || event.altKey || isTyping(event.target)) return;
+      if (pending || bulk || event.metaKey || event.ctrlKey || event.altKey || isTyping(event.target)) return;
       if (helpOpen) return;
       if (event.key === "j") move(1);
       else if (event.key === "k") move(-1);
@@ -96,7 +107,7 @@ function TenantQueue() {
     }
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [move, open, pending, helpOpen]);
+  }, [move, open, pending, bulk, helpOpen]);
 
   return (
     <>
@@ -159,10 +170,32 @@ function TenantQueue() {
               ) : null}
             </section>
           ) : null}
+          {canOperate ? (
+            <div className="selection-bar" role="group" aria-label="Checked records">
+              <span aria-live="polite">
+                {checkedItems.length} of {visible.length} checked
+              </span>
+              {BULK_ACTIONS.map((action) => (
+                <button key={action} type="button" disabled={checkedItems.length === 0} onClick={() => setBulk(action)}>
+                  {actionLabel(action)} for the checked
+                </button>
+              ))}
+            </div>
+          ) : null}
           <div className="table-wrap">
             <table aria-label="Human queue">
               <thead>
                 <tr>
+                  {canOperate ? (
+                    <th scope="col">
+                      <input
+                        type="checkbox"
+                        aria-label="Check all"
+                        checked={checkedItems.length > 0 && checkedItems.length === visible.length}
+                        onChange={(e) => setChecked(e.target.checked ? new Set(visible.map((i) => i.key)) : new Set())}
+                      />
+                    </th>
+                  ) : null}
                   {tenant.showTenant ? <th scope="col">Tenant</th> : null}
                   <th scope="col">Effect</th>
                   <th scope="col">Tool</th>
@@ -188,6 +221,17 @@ function TenantQueue() {
                     className={item.key === selected?.key ? "selected" : undefined}
                     onClick={() => setSelectedKey(item.key)}
                   >
+                    {canOperate ? (
+                      <td>
+                        <input
+                          type="checkbox"
+                          aria-label={`Check ${item.effect} (${item.key.slice(0, 12)})`}
+                          checked={checked.has(item.key)}
+                          onChange={(e) => toggle(item.key, e.target.checked)}
+                          onClick={(e) => e.stopPropagation()}
+                        />
+                      </td>
+                    ) : null}
                     {tenant.showTenant ? <td data-testid="tenant">{item.tenant}</td> : null}
                     <td>
                       {item.effect}
@@ -222,6 +266,18 @@ function TenantQueue() {
           onClose={() => setPending(null)}
           onDone={(message) => {
             setPending(null);
+            setAnnouncement(message);
+          }}
+        />
+      ) : null}
+      {bulk ? (
+        <BulkDialog
+          items={checkedItems}
+          action={bulk}
+          onClose={() => setBulk(null)}
+          onDone={(message) => {
+            setBulk(null);
+            setChecked(new Set());
             setAnnouncement(message);
           }}
         />

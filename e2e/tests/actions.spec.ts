@@ -1,0 +1,116 @@
+import { randomUUID } from "node:crypto";
+import { api, expect, type Json, login, queueRow, Seeder, screenshot, stack, test } from "../src/fixtures.ts";
+
+test("the record page offers the queue's actions with the same confirmation when the record waits for a person", async ({
+  page,
+}, testInfo) => {
+  const { tools, names } = stack();
+  const rec = await new Seeder("record-actions").call(tools.record, "needs_human");
+  const note = `nothing at the PSP for ${rec.key.slice(0, 8)} (${randomUUID().slice(0, 8)})`;
+
+  await login(page, "operator", `/intents/${rec.key}`);
+  const actions = page.getByRole("region", { name: "Queue actions" });
+  await expect(actions).toBeVisible();
+  // A queued record is re-checked by nobody but a person: no date a century ahead.
+  await expect(page.getByTestId("recheck")).not.toContainText(String(new Date().getFullYear() + 100));
+  // This tool has no probe: no "Re-run probe now".
+  await expect(page.getByRole("button", { name: "Re-run probe now" })).toHaveCount(0);
+
+  await actions.getByRole("button", { name: "Confirm it did not happen" }).click();
+  const dialog = page.getByRole("dialog");
+  await expect(dialog).toContainText(rec.key);
+  await dialog.getByLabel("Reason").fill(note);
+  await screenshot(page, "record-actions", testInfo, true);
+  await dialog.getByRole("button", { name: "Confirm", exact: true }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId("status")).toContainText(/FAILED_NO_EFFECT/);
+  await expect(actions).toBeHidden();
+
+  const detail = await api.intent(rec.key);
+  expect(detail.record).toMatchObject({ status: "FAILED_NO_EFFECT", needsHuman: false });
+  const human = detail.events.filter((e: Json) => e.type === "human_action");
+  expect(human).toHaveLength(1);
+  expect(human[0].data).toMatchObject({ action: "confirm_no_effect", actor: names.operator, note });
+});
+
+test("an operator aborts a run from the run page and reads the abort report", async ({ page }, testInfo) => {
+  const { tools } = stack();
+  const seeder = new Seeder("run-abort");
+  const first = await seeder.call(tools.runs, "succeeded");
+  const second = await seeder.call(tools.runs, "succeeded");
+
+  await login(page, "operator", `/runs/${seeder.runId}`);
+  await expect(page.getByRole("table", { name: "Steps" })).toBeVisible();
+  await page.getByRole("button", { name: "Abort run" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel("Reason").fill("customer cancelled the whole order");
+  await dialog.getByRole("button", { name: "Confirm abort" }).click();
+  await expect(dialog).toBeHidden();
+  const report = page.getByTestId("abort-report");
+  await expect(report).toContainText("Complete");
+  const steps = report.getByTestId("abort-step");
+  await expect(steps).toHaveCount(2);
+  await expect(report.locator('[data-outcome="compensated"]')).toHaveCount(2);
+  // The compensations are steps of the run now, shown with the originals.
+  await expect(page.getByRole("table", { name: "Steps" })).toContainText(tools.runsReverse);
+  await screenshot(page, "run-abort", testInfo, true);
+
+  const { json } = await api.get("runs.get", { runId: seeder.runId });
+  const records = json.result.data.records as Json[];
+  expect(records.filter((r) => r.tool === tools.runsReverse && r.status === "SUCCEEDED")).toHaveLength(2);
+  expect(records.map((r) => r.key)).toEqual(expect.arrayContaining([first.key, second.key]));
+
+  // A viewer sees the run but not the button.
+  const viewer = await page.context().browser()!.newContext({ baseURL: stack().webUrl });
+  const vpage = await viewer.newPage();
+  await login(vpage, "viewer", `/runs/${seeder.runId}`);
+  await expect(vpage.getByRole("table", { name: "Steps" })).toBeVisible();
+  await expect(vpage.getByRole("button", { name: "Abort run" })).toHaveCount(0);
+  await viewer.close();
+});
+
+test("bulk resolution: several queue records, each compare-and-set with its own reason", async ({ page }, testInfo) => {
+  const { tools, names } = stack();
+  const seeder = new Seeder("bulk");
+  const recs = [
+    await seeder.call(tools.bulk, "needs_human"),
+    await seeder.call(tools.bulk, "needs_human"),
+    await seeder.call(tools.bulk, "needs_human"),
+  ];
+  await login(page, "operator", "/queue");
+  for (const rec of recs) {
+    await queueRow(page, rec.key).getByRole("checkbox").check();
+  }
+  await expect(page.getByText("3 of")).toBeVisible();
+  await page.getByRole("button", { name: "Confirm it did not happen for the checked" }).click();
+  const dialog = page.getByRole("dialog");
+  await expect(dialog.getByTestId("bulk-item")).toHaveCount(3);
+  const shared = `bulk: nothing at the PSP (${randomUUID().slice(0, 8)})`;
+  const own = `this one was checked by phone (${randomUUID().slice(0, 8)})`;
+  await dialog.locator(`[data-key="${recs[0]!.key}"] textarea`).fill(shared);
+  await dialog.getByRole("button", { name: "Use this reason where none is given" }).click();
+  await dialog.locator(`[data-key="${recs[2]!.key}"] textarea`).fill(own);
+  await screenshot(page, "queue-bulk", testInfo, true);
+
+  // Meanwhile another operator settles the second record: its compare-and-set must fail, the others pass.
+  await seeder.resolve(recs[1]!.key, "confirm_effect", "bo saw it at the PSP", stack().keys.operator2);
+  await dialog.getByRole("button", { name: "Confirm 3" }).click();
+  await expect(dialog.getByTestId("bulk-outcome")).toHaveCount(3);
+  await expect(dialog.locator(`[data-key="${recs[1]!.key}"]`)).toContainText(`Already resolved by ${names.operator2}`);
+  await dialog.getByRole("button", { name: "Close" }).click();
+  for (const rec of recs) await expect(queueRow(page, rec.key)).toHaveCount(0);
+
+  const notes = [shared, null, own];
+  for (const [i, rec] of recs.entries()) {
+    const detail = await api.intent(rec.key);
+    const human = detail.events.filter((e: Json) => e.type === "human_action");
+    expect(human).toHaveLength(1);
+    if (i === 1) {
+      expect(human[0].data).toMatchObject({ action: "confirm_effect", actor: names.operator2 });
+      expect(detail.record.status).toBe("SUCCEEDED");
+    } else {
+      expect(human[0].data).toMatchObject({ action: "confirm_no_effect", actor: names.operator, note: notes[i] });
+      expect(detail.record.status).toBe("FAILED_NO_EFFECT");
+    }
+  }
+});
