@@ -33,7 +33,13 @@ function pnpmStatus(args, extraEnv) {
   return res.status ?? 1;
 }
 
-function summarise(dir) {
+/**
+ * Sums the packages' JSON reports into one closing line and answers the number of failures. A package
+ * whose tests did not run or stopped before reporting (no browser, no database, a crash, or left
+ * queued after an earlier failure: pnpm's `pnpm-exec-summary.json` says so) counts as one failure,
+ * so the line never says "0 failed" for a run that failed.
+ */
+function summarise(dir, status) {
   let passed = 0;
   let failed = 0;
   let skipped = 0;
@@ -44,7 +50,28 @@ function summarise(dir) {
     failed += report.numFailedTests ?? 0;
     skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
   }
+  const notRun = [];
+  let queued = 0;
+  let failing = 0;
+  const execSummary = join(root, "pnpm-exec-summary.json");
+  if (existsSync(execSummary)) {
+    const { executionStatus = {} } = JSON.parse(readFileSync(execSummary, "utf8"));
+    for (const [path, entry] of Object.entries(executionStatus)) {
+      if (entry.status === "failure" || entry.status === "queued" || entry.status === "running") {
+        if (entry.status === "failure") failing++;
+        else queued++;
+        notRun.push(`${path.replace(`${root}/`, "") || "."} (${entry.status === "failure" ? "failed" : "did not run"})`);
+      }
+    }
+    rmSync(execSummary, { force: true });
+  }
+  // Packages left queued never ran: one failure each. A failed run whose reports show no failure
+  // (the tests could not start) counts each failing package as one failure (at least one).
+  failed += queued;
+  if (status !== 0 && failed === 0) failed = Math.max(1, failing);
   console.log(`\nall packages: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+  if (notRun.length) console.log(`packages not passing: ${notRun.join(", ")}`);
+  return failed;
 }
 
 pnpm(["install", "--frozen-lockfile"]);
@@ -73,11 +100,11 @@ switch (mode) {
     rmSync(results, { recursive: true, force: true });
     mkdirSync(results, { recursive: true });
     // Each package's vitest also writes a JSON report, summed below into one closing line.
-    const status = pnpmStatus(["-r", "--workspace-concurrency=1", "run", "test"], {
+    const status = pnpmStatus(["-r", "--workspace-concurrency=1", "--report-summary", "run", "test"], {
       TRISTATE_TEST_RESULTS_DIR: results,
     });
-    summarise(results);
-    process.exit(status);
+    const failed = summarise(results, status);
+    process.exit(status !== 0 ? status : failed > 0 ? 1 : 0);
     break;
   }
   default:
