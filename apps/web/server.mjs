@@ -4,6 +4,7 @@
 // none, so a browser could name any address; here the nearest hop is always the real peer, and the
 // executor (trusting this server via `TRISTATE_TRUSTED_PROXIES`) counts failed sign-ins per browser
 // address, believing earlier hops only when that peer is itself a proxy it trusts.
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,9 +34,35 @@ const server = createServer((req, res) => {
 });
 // HOST (optional) limits the interface, e.g. 127.0.0.1; default: every interface, as `next start`.
 server.listen(port, process.env.HOST || undefined, () => console.log(`Tristate dashboard at http://localhost:${port}`));
-for (const signal of ["SIGTERM", "SIGINT"]) {
-  process.once(signal, () => {
-    server.close(() => process.exit(0));
-    setTimeout(() => process.exit(0), 2000).unref();
-  });
+function stop() {
+  server.close(() => process.exit(0));
+  server.closeAllConnections?.();
+  setTimeout(() => process.exit(0), 2000).unref();
 }
+for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) process.once(signal, stop);
+
+/** The parent of `pid` (Linux `/proc`), or null when unknown. */
+function parentOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return null;
+  }
+}
+// `pnpm --filter @tristate/web start` (pnpm → its shell → this server): pnpm does not always pass a
+// SIGTERM or Ctrl-C on, so stop as well when any process that started this one is gone.
+const starters = [];
+for (let pid = process.ppid; pid > 1 && starters.length < 16; pid = parentOf(pid) ?? 0) starters.push(pid);
+const firstParent = process.ppid;
+setInterval(() => {
+  const gone = starters.some((pid) => {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch (error) {
+      return error.code !== "EPERM";
+    }
+  });
+  if (gone || process.ppid !== firstParent) stop();
+}, 500).unref();

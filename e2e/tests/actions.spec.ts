@@ -40,7 +40,7 @@ test("an operator aborts a run from the run page and reads the abort report", as
   const second = await seeder.call(tools.runs, "succeeded");
 
   await login(page, "operator", `/runs/${seeder.runId}`);
-  await expect(page.getByRole("table", { name: "Steps" })).toBeVisible();
+  await expect(page.getByRole("table", { name: "Steps", exact: true })).toBeVisible();
   await page.getByRole("button", { name: "Abort run" }).click();
   const dialog = page.getByRole("dialog");
   await dialog.getByLabel("Reason").fill("customer cancelled the whole order");
@@ -52,7 +52,7 @@ test("an operator aborts a run from the run page and reads the abort report", as
   await expect(steps).toHaveCount(2);
   await expect(report.locator('[data-outcome="compensated"]')).toHaveCount(2);
   // The compensations are steps of the run now, shown with the originals.
-  await expect(page.getByRole("table", { name: "Steps" })).toContainText(tools.runsReverse);
+  await expect(page.getByRole("table", { name: "Steps", exact: true })).toContainText(tools.runsReverse);
   await screenshot(page, "run-abort", testInfo, true);
 
   const { json } = await api.get("runs.get", { runId: seeder.runId });
@@ -64,7 +64,7 @@ test("an operator aborts a run from the run page and reads the abort report", as
   const viewer = await page.context().browser()!.newContext({ baseURL: stack().webUrl });
   const vpage = await viewer.newPage();
   await login(vpage, "viewer", `/runs/${seeder.runId}`);
-  await expect(vpage.getByRole("table", { name: "Steps" })).toBeVisible();
+  await expect(vpage.getByRole("table", { name: "Steps", exact: true })).toBeVisible();
   await expect(vpage.getByRole("button", { name: "Abort run" })).toHaveCount(0);
   await viewer.close();
 });
@@ -82,7 +82,7 @@ test("bulk resolution: several queue records, each compare-and-set with its own 
     await queueRow(page, rec.key).getByRole("checkbox").check();
   }
   await expect(page.getByText("3 of")).toBeVisible();
-  await page.getByRole("button", { name: "Confirm it did not happen for the checked" }).click();
+  await page.getByRole("button", { name: "Settle the checked: it did not happen" }).click();
   const dialog = page.getByRole("dialog");
   await expect(dialog.getByTestId("bulk-item")).toHaveCount(3);
   const shared = `bulk: nothing at the PSP (${randomUUID().slice(0, 8)})`;

@@ -22,18 +22,21 @@ type Outcome =
  * dialog's life, so confirming again after a failure never acts twice). Shows each record's outcome.
  */
 export function BulkDialog({
-  items,
+  items: listed,
   action,
   onClose,
   onDone,
 }: {
   items: QueueItem[];
   action: OperatorAction;
-  onClose: () => void;
+  /** `acted`: whether any record was resolved (the caller clears its selection then). */
+  onClose: (acted: boolean) => void;
   onDone: (message: string) => void;
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  // The records as listed when the dialog opened: resolved ones leave the queue, not this dialog.
+  const [items] = useState(listed);
   const resolve = useMutation(trpc.queue.resolve.mutationOptions());
   const dialogRef = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -87,7 +90,13 @@ export function BulkDialog({
   }
 
   return (
-    <dialog ref={dialogRef} aria-labelledby={titleId} onClose={onClose} onCancel={onClose} className="wide">
+    <dialog
+      ref={dialogRef}
+      aria-labelledby={titleId}
+      onClose={() => onClose(Object.keys(outcomes).length > 0)}
+      onCancel={() => onClose(Object.keys(outcomes).length > 0)}
+      className="wide"
+    >
       <form onSubmit={submit}>
         <h2 id={titleId}>
           {actionLabel(action)} for {eligible.length} records?
@@ -154,7 +163,7 @@ export function BulkDialog({
           })}
         </ol>
         <div className="dialog-buttons">
-          <button type="button" onClick={onClose}>
+          <button type="button" onClick={() => onClose(Object.keys(outcomes).length > 0)}>
             {Object.keys(outcomes).length ? "Close" : "Cancel"}
           </button>
           <button type="submit" className="primary" disabled={busy || eligible.length === 0}>

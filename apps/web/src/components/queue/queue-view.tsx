@@ -177,7 +177,9 @@ function TenantQueue() {
               </span>
               {BULK_ACTIONS.map((action) => (
                 <button key={action} type="button" disabled={checkedItems.length === 0} onClick={() => setBulk(action)}>
-                  {actionLabel(action)} for the checked
+                  {action === "confirm_effect"
+                    ? "Settle the checked: it happened"
+                    : "Settle the checked: it did not happen"}
                 </button>
               ))}
             </div>
@@ -274,7 +276,10 @@ function TenantQueue() {
         <BulkDialog
           items={checkedItems}
           action={bulk}
-          onClose={() => setBulk(null)}
+          onClose={(acted) => {
+            setBulk(null);
+            if (acted) setChecked(new Set());
+          }}
           onDone={(message) => {
             setBulk(null);
             setChecked(new Set());
