@@ -25,6 +25,7 @@ import { formatReport } from "../replay/report.ts";
 import { databaseUrlSetting, tauBenchDataDir, tauBenchDataPresent } from "../settings.ts";
 import { apiCall, printEnvelope } from "./api.ts";
 import { type DemoDashboard, startDashboard } from "./dashboard.ts";
+import { demoDataDir, revokeKeys, stopWhenStarterExits } from "./lifecycle.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== "--"),
@@ -104,6 +105,7 @@ async function tauDemo(): Promise<void> {
     maxInstances: tasks.length + 8,
     database: databaseUrlSetting() ? ("auto" as const) : ("default" as const),
     dataDir,
+    embeddedDataDir: demoDataDir(),
   };
   let env: ReplayEnvironment;
   try {
@@ -126,6 +128,8 @@ async function tauDemo(): Promise<void> {
   printAccess(env.executorUrl, env.adminKey, dashboard);
   await stayUp(async () => {
     await dashboard?.close();
+    const revoked = await revokeKeys(env.executor.services.keys, [env.agentKey, env.adminKey]);
+    console.log(`Revoked the demo's ${revoked} API keys.`);
     await env.close();
   });
 }
@@ -145,7 +149,7 @@ async function workedExample(): Promise<void> {
       LOG_LEVEL: "warn",
       // The dashboard the demo starts runs on this machine and forwards each browser's address.
       TRISTATE_TRUSTED_PROXIES: "127.0.0.1,::1",
-      ...(databaseUrlSetting() ? { DATABASE_URL: databaseUrlSetting() } : {}),
+      ...(databaseUrlSetting() ? { DATABASE_URL: databaseUrlSetting() } : { TRISTATE_DATA_DIR: demoDataDir() }),
     });
   try {
     service = await startService(envFor(Number(values.port)), { tools });
@@ -248,11 +252,14 @@ async function workedExample(): Promise<void> {
   printAccess(service.url, adminKey, dashboard);
   await stayUp(async () => {
     await dashboard?.close();
+    const revoked = await revokeKeys(service.services.keys, [agentKey, adminKey]);
+    console.log(`Revoked the demo's ${revoked} API keys.`);
     await service.close();
     await Promise.all([trip.close(), mail.close(), sms.close()]);
   });
 }
 
+stopWhenStarterExits();
 (tauBenchDataPresent() ? tauDemo() : workedExample()).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);

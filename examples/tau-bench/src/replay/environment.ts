@@ -36,6 +36,8 @@ export interface EnvironmentOptions {
   maxInstances: number;
   /** Database of the executor. @default "auto" */
   database?: DatabaseChoice;
+  /** With `database: "default"`: the embedded database's folder (default: the executor's, `.tristate/pgdata`). */
+  embeddedDataDir?: string;
   /** τ-bench data folder. Default: the `TAU_BENCH_DATA_DIR` setting. */
   dataDir?: string;
   /** Port of the executor API (0 = any free port). @default 0 */
@@ -78,18 +80,27 @@ export interface ReplayEnvironment {
   close(): Promise<void>;
 }
 
-async function chooseDatabase(choice: DatabaseChoice): Promise<{
+async function chooseDatabase(
+  choice: DatabaseChoice,
+  embeddedDataDir?: string,
+): Promise<{
   env: Record<string, string>;
   label: string;
   cleanup: () => Promise<void>;
 }> {
   const url = databaseUrlSetting();
   if (choice === "default")
-    return {
-      env: {},
-      label: "the embedded PostgreSQL (PGlite) default (TRISTATE_DATA_DIR, else .tristate/pgdata)",
-      cleanup: async () => {},
-    };
+    return embeddedDataDir
+      ? {
+          env: { TRISTATE_DATA_DIR: embeddedDataDir },
+          label: `the embedded PostgreSQL (PGlite) in ${embeddedDataDir}`,
+          cleanup: async () => {},
+        }
+      : {
+          env: {},
+          label: "the embedded PostgreSQL (PGlite) default (TRISTATE_DATA_DIR, else .tristate/pgdata)",
+          cleanup: async () => {},
+        };
   if ((choice === "auto" && url) || choice === "test") {
     if (choice === "auto" && url)
       return { env: { DATABASE_URL: url }, label: "PostgreSQL at DATABASE_URL", cleanup: async () => {} };
@@ -134,7 +145,7 @@ export async function startReplayEnvironment(options: EnvironmentOptions): Promi
       serviceUrls[agent] = await service.listen(firstPort === 0 ? 0 : firstPort + i);
     }
     const realism = (services.tristate as TauService).realism;
-    const db = await chooseDatabase(options.database ?? "auto");
+    const db = await chooseDatabase(options.database ?? "auto", options.embeddedDataDir);
     cleanup = db.cleanup;
     const env = readEnv({
       PORT: String(options.port ?? 0),
