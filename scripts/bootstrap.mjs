@@ -60,7 +60,9 @@ function summarise(dir, status) {
       if (entry.status === "failure" || entry.status === "queued" || entry.status === "running") {
         if (entry.status === "failure") failing++;
         else queued++;
-        notRun.push(`${path.replace(`${root}/`, "") || "."} (${entry.status === "failure" ? "failed" : "did not run"})`);
+        notRun.push(
+          `${path.replace(`${root}/`, "") || "."} (${entry.status === "failure" ? "failed" : "did not run"})`,
+        );
       }
     }
     rmSync(execSummary, { force: true });
@@ -95,6 +97,7 @@ switch (mode) {
   }
   case "test": {
     pnpm(["run", "lint"]);
+    run(process.execPath, ["scripts/check-compose.mjs"]);
     pnpm(["run", "typecheck"]);
     const results = join(root, "test-results");
     rmSync(results, { recursive: true, force: true });
