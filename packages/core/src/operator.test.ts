@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Deadline } from "./deadline.ts";
 import { createExecutor, type Executor } from "./executor.ts";
-import type { IntentRecord } from "./intent-store.ts";
+import type { IntentRecord, OperatorStore } from "./intent-store.ts";
 import { MemoryIntentStore } from "./memory-intent-store.ts";
 import { type OperatorActionError, type OperatorActionInput, operatorOptions } from "./operator/index.ts";
 import { FakeClock } from "./testing/fake-clock.ts";
@@ -147,6 +147,30 @@ describe("operator actions (operator/) on MemoryIntentStore", () => {
     // The same id for another action is refused, not replayed.
     const reused = await refusal(ex.resolve({ ...same, action: "confirm_no_effect" }));
     expect(reused).toMatchObject({ code: "ACTION_ID_REUSED", field: "operatorActionId" });
+  });
+
+  it("the identical request that commits between a repeat's audit look-up and its checks: the repeat is replayed, not refused", async () => {
+    const ex = executor();
+    const record = await waiting(ex);
+    const same = input(record);
+    // The repeat looked for the action id just before the first request committed…
+    let looked = false;
+    const late: OperatorStore = {
+      applyOperatorAction: (change) => store.applyOperatorAction(change),
+      latestAudit: (key) => store.latestAudit(key),
+      findAudit: async (id) => {
+        if (looked) return store.findAudit(id);
+        looked = true;
+        await ex.resolve(same); // …and the first request commits now.
+        return null;
+      },
+    };
+    const repeat = await ex.resolve(same, late);
+    expect(repeat).toMatchObject({ replayed: true, record: { status: "SUCCEEDED", version: record.version + 1 } });
+    expect(await store.listAudit()).toHaveLength(1);
+    // A different action id on the changed record is still refused (stale version).
+    const other = await refusal(ex.resolve(input(record)));
+    expect(other).toMatchObject({ code: "STALE_VERSION" });
   });
 
   it("two operators: the second, holding the old version, is refused with the winner's resolution", async () => {

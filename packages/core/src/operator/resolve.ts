@@ -4,7 +4,7 @@ import type { SagaApi } from "../saga.ts";
 import { replay } from "./audit.ts";
 import { compensateAsOperator } from "./compensate.ts";
 import { confirmAsOperator } from "./confirm.ts";
-import { OperatorActionError } from "./errors.ts";
+import { isOperatorActionError, OperatorActionError } from "./errors.ts";
 import { type OperatorActionInput, type OperatorActionResult, validateOperatorActionInput } from "./input.ts";
 import { staleError } from "./latest-change.ts";
 import { operatorOptions, stateName, waitingForHuman } from "./options.ts";
@@ -40,7 +40,26 @@ export async function resolveIntent(
   validateOperatorActionInput(input);
   const prior = await store.findAudit(input.operatorActionId);
   if (prior) return replay(rt, prior, input);
+  try {
+    return await act(rt, store, input, saga);
+  } catch (error) {
+    // An identical request (same operatorActionId: a double click) may have committed between the
+    // look-up above and this one's checks: then the record changed because of it, and this request
+    // is its repeat, answered from its audit row — not a conflict.
+    if (isOperatorActionError(error) && (error.code === "STALE_VERSION" || error.code === "NOT_WAITING")) {
+      const won = await store.findAudit(input.operatorActionId);
+      if (won) return replay(rt, won, input);
+    }
+    throw error;
+  }
+}
 
+async function act(
+  rt: Runtime,
+  store: OperatorStore,
+  input: OperatorActionInput,
+  saga: SagaApi | undefined,
+): Promise<OperatorActionResult> {
   const record = await rt.store.get(input.key);
   if (!record) throw new OperatorActionError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
   if (record.version !== input.expectedVersion) throw await staleError(rt, store, record, input.expectedVersion);
