@@ -9,12 +9,14 @@ export function proxy(request: NextRequest): NextResponse {
     headers.set(PATH_HEADER, path);
     return NextResponse.next({ request: { headers } });
   }
-  // A relative Location: the browser stays on the host it used (127.0.0.1 stays 127.0.0.1, so the
-  // session cookie set there is sent); an absolute one from `nextUrl` may name `localhost` instead.
-  return new NextResponse(null, {
-    status: 307,
-    headers: { location: `/login?next=${encodeURIComponent(path)}`, "cache-control": "no-store" },
-  });
+  // Back to the host the browser used (its `Host`): 127.0.0.1 stays 127.0.0.1, so the session cookie
+  // set there is sent. `nextUrl` may name `localhost` instead (a sign-in loop without JavaScript), and
+  // a proxy's answer must carry an absolute URL.
+  const proto =
+    request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() || request.nextUrl.protocol.replace(/:$/, "");
+  const host = request.headers.get("host") ?? request.nextUrl.host;
+  const login = new URL(`/login?next=${encodeURIComponent(path)}`, `${proto}://${host}`);
+  return NextResponse.redirect(login, { headers: { "cache-control": "no-store" } });
 }
 
 export const config = {
