@@ -12,6 +12,7 @@ const NAV = [
   { href: "/queue", label: "Human queue" },
   { href: "/stale", label: "Stale PENDING" },
   { href: "/runs", label: "Runs" },
+  { href: "/intents", label: "Records" },
   { href: "/audit", label: "Audit log" },
 ] as const;
 

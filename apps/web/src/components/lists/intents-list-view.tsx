@@ -1,6 +1,7 @@
 "use client";
 
 import { useQueries } from "@tanstack/react-query";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { FormEvent } from "react";
 import { DataTable } from "~/components/data-table";
@@ -47,11 +48,14 @@ export function IntentsListView({ params }: { params: Record<string, string> }) 
       : RESOLUTIONS.includes(resolution as Resolution)
         ? [resolution as Resolution]
         : [undefined];
+  // Keyset paging (`?cursor=` from the previous page's `nextCursor`) when one query answers the filters.
+  const cursor = resolutions.length === 1 && params.cursor ? params.cursor : undefined;
   const results = useQueries({
     queries: resolutions.map((r) => ({
       ...trpc.intents.list.queryOptions({
         filters: { ...base, ...(r ? { resolution: r } : {}) },
         limit: 200,
+        ...(cursor ? { cursor } : {}),
         ...tenant.input,
       }),
       refetchInterval: 30_000,
@@ -61,6 +65,13 @@ export function IntentsListView({ params }: { params: Record<string, string> }) 
   const pending = results.some((r) => r.isPending);
   const items = results.flatMap((r) => r.data?.items ?? []).sort((a, b) => b.createdAtEpochMs - a.createdAtEpochMs);
   const more = results.some((r) => r.data?.nextCursor);
+  const nextCursor = resolutions.length === 1 ? results[0]?.data?.nextCursor : undefined;
+  const pageHref = (to: string | undefined) => {
+    const query = new URLSearchParams(Object.entries(params).filter(([k]) => k !== "cursor"));
+    if (to) query.set("cursor", to);
+    const search = query.toString();
+    return tenant.href(`/intents${search ? `?${search}` : ""}`);
+  };
 
   function apply(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -119,7 +130,12 @@ export function IntentsListView({ params }: { params: Record<string, string> }) 
       {items.length ? (
         <DataTable label="Intent records" data={items} columns={withTenantColumn(intentColumns, tenant.showTenant)} />
       ) : null}
-      {more ? (
+      {cursor || nextCursor ? (
+        <nav aria-label="Pages" className="toolbar">
+          {cursor ? <Link href={pageHref(undefined)}>Newest records</Link> : null}
+          {nextCursor ? <Link href={pageHref(nextCursor)}>Older records (next 200)</Link> : null}
+        </nav>
+      ) : more ? (
         <p className="muted small">Showing the newest 200 per filter; narrow the filters to see others.</p>
       ) : null}
     </>

@@ -171,7 +171,7 @@ function TenantQueue() {
             </section>
           ) : null}
           {canOperate ? (
-            <div className="selection-bar" role="group" aria-label="Checked records">
+            <div className="selection-bar">
               <span aria-live="polite">
                 {checkedItems.length} of {visible.length} checked
               </span>
