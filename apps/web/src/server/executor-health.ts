@@ -1,4 +1,4 @@
-import { env } from "~/env";
+import { env } from "../env";
 
 /** How long a call to the executor may take before the dashboard treats it as not answering, ms. */
 export const EXECUTOR_TIMEOUT_MS = 8_000;
