@@ -60,6 +60,16 @@ test("an operator aborts a run from the run page and reads the abort report", as
   expect(records.filter((r) => r.tool === tools.runsReverse && r.status === "SUCCEEDED")).toHaveLength(2);
   expect(records.map((r) => r.key)).toEqual(expect.arrayContaining([first.key, second.key]));
 
+  // The runs page lists it as aborted, with its tools, and its status filter finds it.
+  await page.goto("/runs?status=aborted");
+  const listed = page.locator(`[data-testid="run-row"][data-run="${seeder.runId}"]`);
+  await expect(listed).toHaveCount(1);
+  await expect(listed.getByTestId("run-status")).toHaveText("aborted");
+  await expect(listed).toContainText(tools.runsReverse);
+  await expect(listed.getByTestId("run-unknowns")).toHaveText("0");
+  await page.goto("/runs?status=open");
+  await expect(page.locator(`[data-testid="run-row"][data-run="${seeder.runId}"]`)).toHaveCount(0);
+
   // A viewer sees the run but not the button.
   const viewer = await page.context().browser()!.newContext({ baseURL: stack().webUrl });
   const vpage = await viewer.newPage();

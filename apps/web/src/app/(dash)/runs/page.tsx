@@ -1,16 +1,19 @@
 import type { Metadata } from "next";
-import { RecentRuns } from "~/components/lists/recent-runs";
 import { RunSearch } from "~/components/lists/run-search";
+import { RunsList } from "~/components/lists/runs-list";
+import { firstValues, type SearchParams } from "~/lib/search-params";
 
 export const metadata: Metadata = { title: "Runs" };
 
-export default function RunsPage() {
+export default async function RunsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   return (
     <>
       <h1>Runs</h1>
-      <p className="muted small">An agent run's steps in order, with their outcomes and compensations.</p>
+      <p className="muted small">
+        Agent runs, newest first: status, start, duration, tools and UNKNOWNs. A run's page shows its steps in order.
+      </p>
       <RunSearch />
-      <RecentRuns />
+      <RunsList params={firstValues(await searchParams)} />
     </>
   );
 }
