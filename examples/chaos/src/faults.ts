@@ -16,7 +16,7 @@ export type ChaosFault = (typeof FAULT_KINDS)[number];
 
 /** Mean interval between two firings of each kind, ms (the long campaign's pace). */
 export const DEFAULT_INTERVALS_MS: Record<ChaosFault, number> = {
-  kill: 1200,
+  kill: 2000,
   pgkill: 8000,
   pgcrash: 9000,
   lag: 8000,
@@ -55,8 +55,10 @@ export interface FaultTargets {
 /** Counters of a campaign. */
 export interface FaultCounts {
   fired: Record<ChaosFault, number>;
-  /** Executor SIGKILLs with at least one agent call in flight. */
+  /** Executor SIGKILLs of a serving replica with at least one agent call in flight. */
   killsInFlight: number;
+  /** Executor SIGKILLs of a replica still starting (before it served). */
+  killsStarting: number;
   /** Backends terminated by `pgkill`. */
   backendsTerminated: number;
 }
@@ -66,6 +68,7 @@ export function emptyCounts(): FaultCounts {
   return {
     fired: { kill: 0, pgkill: 0, pgcrash: 0, lag: 0, skew: 0, abort: 0, operator: 0 },
     killsInFlight: 0,
+    killsStarting: 0,
     backendsTerminated: 0,
   };
 }
@@ -95,8 +98,8 @@ export async function runSchedule(
     const now = Date.now() - started;
     for (const kind of kinds) {
       if (now < (next.get(kind) ?? 0) || (EXCLUSIVE.has(kind) && busy.has(kind))) continue;
-      // A kill whose moment came while every replica is still starting waits for the first one up.
-      const killable = targets.replicas.replicas.some((r) => r.child && !r.starting && !r.busy);
+      // A kill whose moment came while no replica has a process waits for the next one started.
+      const killable = targets.replicas.replicas.some((r) => r.child && !r.busy);
       if ((kind === "kill" || kind === "skew") && !killable) continue;
       next.set(kind, now + draw(kind));
       if ((kind === "pgkill" || kind === "pgcrash") && pgDown) continue;
@@ -107,14 +110,16 @@ export async function runSchedule(
       };
       const action = async (): Promise<void> => {
         const { replicas } = targets;
-        const up = replicas.replicas.filter((r) => r.child && !r.starting && !r.busy);
+        // Any moment of a process's life: serving, or still starting (migrating, connecting).
+        const up = replicas.replicas.filter((r) => r.child && !r.busy);
         switch (kind) {
           case "kill":
           case "skew": {
             const r = up[Math.floor(targets.random() * up.length)];
             if (!r) return; // every replica is still starting: nothing to kill at this moment
-            const inFlight = targets.pool.inFlight;
+            const inFlight = r.starting ? 0 : targets.pool.inFlight;
             if (inFlight > 0) counts.killsInFlight++;
+            if (r.starting) counts.killsStarting++;
             const skew =
               kind === "skew" ? Math.round((targets.random() < 0.5 ? -1 : 1) * (500 + targets.random() * 4500)) : 0;
             log(

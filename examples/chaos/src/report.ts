@@ -85,7 +85,7 @@ export function summaryText(c: CampaignReport, passed: boolean, note: string[]):
   return [
     "",
     `chaos ${passed ? "PASSED" : "FAILED"} — seed ${c.seed}, ${c.replicas} replica(s), ${(c.durationMs / 60_000).toFixed(1)} min, ${c.rounds.length} rounds, ${tasks} task runs`,
-    `  executor SIGKILLs ${killsAll} (kill ${f.kill}, skew restarts ${f.skew}; ${c.counts.killsInFlight} with calls in flight)`,
+    `  executor SIGKILLs ${killsAll} (kill ${f.kill}, skew restarts ${f.skew}; ${c.counts.killsInFlight} with calls in flight, ${c.counts.killsStarting} while starting)`,
     `  PostgreSQL crashes ${f.pgcrash} (immediate shutdown + restart); pgkill ${f.pgkill} (${c.counts.backendsTerminated} backends terminated)`,
     `  lag episodes ${f.lag} (${lagged} effects lagged); aborted sagas ${f.abort}; operator actions ${f.operator}`,
     `  effects ${effects}, intent records ${records}, left waiting for a person ${queue}, calls unanswered and asked again ${unanswered}`,
