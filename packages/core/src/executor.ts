@@ -10,7 +10,7 @@ import { isDeadlineExceededError } from "./errors.ts";
 import { onExisting, sendFirst } from "./existing-record.ts";
 import { canonicalIdentity, idempotencyKey } from "./idempotency-key.ts";
 import { ID_PATTERN } from "./ids.ts";
-import type { PlanStep } from "./intent-store.ts";
+import type { IntentRecord, PlanStep } from "./intent-store.ts";
 import { type IntentError, type IntentStore, isOperatorStore, type OperatorStore } from "./intent-store.ts";
 import { toJson } from "./json.ts";
 import { type OperatorActionInput, type OperatorActionResult, resolveIntent } from "./operator/index.ts";
@@ -44,6 +44,16 @@ export interface ExecutorOptions {
    * @default false
    */
   durableOutcomes?: boolean;
+  /**
+   * Answer a SUCCEEDED call without waiting for its outcome write, where that write is not durable
+   * anyway (see `durableOutcomes`): the claim is then the only write the call waits for. The write
+   * goes on in the background; a later call of the same key in this process waits for it first.
+   * If it is lost (the database fails, the process dies), the record stays PENDING and the sweeper
+   * settles it after its lease by a probe (`found`) or a same-key resend the remote deduplicates,
+   * so the log ends SUCCEEDED as answered. FAILED_NO_EFFECT and UNKNOWN are always awaited.
+   * @default false
+   */
+  backgroundOutcomes?: boolean;
   /** Time kept back from each call's budget so the agent can still report what happened, ms. @default 2000 */
   reserveMs?: number;
   /** Least budget (after the reserve) a call may start with, ms; below it the call is refused unsent. @default 1000 */
@@ -74,9 +84,11 @@ export interface Executor {
   call(input: CallInput): Promise<Envelope>;
   /**
    * Reconciles one UNKNOWN record now (the sweeper and operators use it).
+   * @param known - the record as just read or leased (the sweeper's `claimStale` row), saving a read;
+   *   if it is stale, its compare-and-set fails and the record is read again.
    * @throws Error when the record or its tool does not exist.
    */
-  reconcileKey(key: string, deadline: Deadline, trigger?: "call" | "sweeper"): Promise<Envelope>;
+  reconcileKey(key: string, deadline: Deadline, trigger?: "call" | "sweeper", known?: IntentRecord): Promise<Envelope>;
   /**
    * An operator action on a record waiting for a human, audited through `operatorStore` (default:
    * the executor's store, when it implements {@link OperatorStore}). See `resolveIntent` in operator/resolve.ts.
@@ -154,6 +166,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
     probe,
     maxReconcileSweeps: options.maxReconcileSweeps ?? 5,
     durableOutcomes: options.durableOutcomes ?? false,
+    backgroundOutcomes: options.backgroundOutcomes ?? false,
+    pendingOutcomes: new Map(),
     reserveMs: options.reserveMs ?? DEFAULT_RESERVE_MS,
     minCallBudgetMs: options.minCallBudgetMs ?? MIN_CALL_BUDGET_MS,
     confirmations: options.confirmations,
@@ -166,7 +180,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   };
   return {
     call: (input) => call(rt, input),
-    reconcileKey: (key, deadline, trigger = "call") => reconcileKey(rt, key, deadline, trigger),
+    reconcileKey: (key, deadline, trigger = "call", known) => reconcileKey(rt, key, deadline, trigger, known),
     resolve: (input, operatorStore) => {
       const store = operatorStore ?? (isOperatorStore(rt.store) ? rt.store : null);
       if (!store) {
@@ -323,6 +337,7 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
   const callArgs = { persisted: persistedArgs, parsed: args };
   if (budgetError || timeoutMs === null) {
     // No budget to send. A recorded outcome can still be replayed; otherwise nothing is written.
+    await rt.pendingOutcomes.get(key);
     const prior = await rt.store.get(key);
     if (prior) return onExisting(rt, tool, prior, key, input.deadline, null, callArgs);
     return refusalEnvelope({
@@ -335,6 +350,8 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
     });
   }
 
+  // This process's own outcome write of the key, if still in the background, lands first (rule 1).
+  await rt.pendingOutcomes.get(key);
   const now = rt.clock.nowEpochMs();
   const claim = await rt.store.claim(
     {

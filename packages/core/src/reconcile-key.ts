@@ -4,6 +4,7 @@
 import type { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
 import { inFlight } from "./existing-record.ts";
+import type { IntentRecord } from "./intent-store.ts";
 import { takeOverLease } from "./lease.ts";
 import { reconcile } from "./reconcile.ts";
 import { envelopeFor, type Runtime } from "./runtime.ts";
@@ -12,6 +13,8 @@ import { envelopeFor, type Runtime } from "./runtime.ts";
  * Reconciles the record with this key if it is UNKNOWN, or PENDING past its lease by the store's
  * clock (a call that never recorded its outcome: taken over first). A PENDING record whose lease
  * is live is reported in flight and left alone; a settled one is replayed.
+ * @param known - the record as the caller just read or wrote it (the sweeper's `claimStale` row), used
+ *   instead of a first read; a stale copy only makes its compare-and-set fail and the next round re-read.
  * @throws Error when the record or its tool does not exist.
  */
 export async function reconcileKey(
@@ -19,9 +22,10 @@ export async function reconcileKey(
   key: string,
   deadline: Deadline,
   trigger: "call" | "sweeper" | "abort",
+  known?: IntentRecord,
 ): Promise<Envelope> {
   for (let round = 0; round < 5; round++) {
-    const record = await rt.store.get(key);
+    const record = round === 0 && known?.key === key ? known : await rt.store.get(key);
     if (!record) throw new Error(`reconcileKey: no intent record with key ${key}`);
     const tool = rt.tools.get(record.tool);
     if (!tool) throw new Error(`reconcileKey: record ${key} names tool "${record.tool}", which is not in the catalog`);

@@ -32,6 +32,10 @@ export interface Runtime {
   maxReconcileSweeps: number;
   /** Write outcomes durably even where a lost outcome would only cost a probe. */
   durableOutcomes: boolean;
+  /** Answer SUCCEEDED before its (non-durable) outcome write lands. */
+  backgroundOutcomes: boolean;
+  /** Outcome writes still in the background, by key (settle, never reject). */
+  pendingOutcomes: Map<string, Promise<unknown>>;
   /** Time kept back from every call's budget so the agent can still report, ms. */
   reserveMs: number;
   /** Least budget a call may start with after the reserve, ms. */

@@ -102,6 +102,7 @@ export async function sendOnce(
           events: [sent, outcomeEvent({ outcome: "SUCCEEDED" })],
           now,
           durable,
+          background: !durable && rt.backgroundOutcomes,
         });
       }
 
@@ -258,13 +259,29 @@ function resendFailed(
   });
 }
 
-/** Writes the outcome (compare-and-set on the version this send owns); a lost write is late proof. */
+/**
+ * Writes the outcome (compare-and-set on the version this send owns); a lost write is late proof.
+ * With `background` (a SUCCEEDED whose write is not durable anyway) it answers at once from the
+ * record as the write will leave it, and the write (with its late-answer handling) goes on; it is
+ * kept in `rt.pendingOutcomes` until it settles, and its failure leaves the record PENDING for the
+ * sweeper (a probe or a deduplicated resend), which can only confirm the effect.
+ */
 async function write(
   rt: Runtime,
   tool: AnyTool,
   record: IntentRecord,
-  w: { patch: IntentPatch; events: IntentEvent[]; now: number; durable: boolean },
+  w: { patch: IntentPatch; events: IntentEvent[]; now: number; durable: boolean; background?: boolean },
 ): Promise<SendResult> {
+  if (w.background) {
+    const predicted = applied(record, w.patch, w.now);
+    const done: Promise<unknown> = write(rt, tool, record, { ...w, background: false })
+      .catch(() => undefined)
+      .finally(() => {
+        if (rt.pendingOutcomes.get(record.key) === done) rt.pendingOutcomes.delete(record.key);
+      });
+    rt.pendingOutcomes.set(record.key, done);
+    return { kind: "settled", record: predicted, envelope: envelopeFor(rt, predicted, false) };
+  }
   const updated = await rt.store.update(record.key, record.version, w.patch, w.events, w.now, { durable: w.durable });
   if (updated) {
     return updated.status === "UNKNOWN"
@@ -272,6 +289,14 @@ async function write(
       : { kind: "settled", record: updated, envelope: envelopeFor(rt, updated, false) };
   }
   return lateAnswer(rt, record, w);
+}
+
+/** The record as a successful compare-and-set of `patch` leaves it (`undefined` leaves a field, but clears `result`). */
+function applied(record: IntentRecord, patch: IntentPatch, now: number): IntentRecord {
+  const next: Record<string, unknown> = { ...record, version: record.version + 1, updatedAtEpochMs: now };
+  for (const [field, value] of Object.entries(patch))
+    if (value !== undefined || field === "result") next[field] = value;
+  return next as unknown as IntentRecord;
 }
 
 /**

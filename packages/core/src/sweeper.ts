@@ -51,7 +51,13 @@ export async function sweepStale(options: SweepOptions): Promise<SweepReport> {
     while (next < taken.length) {
       const record = taken[next++]!;
       try {
-        const envelope = await options.executor.reconcileKey(record.key, Deadline.after(budgetMs, clock), "sweeper");
+        // The leased row as claimStale returned it: no second read (a stale copy fails its compare-and-set).
+        const envelope = await options.executor.reconcileKey(
+          record.key,
+          Deadline.after(budgetMs, clock),
+          "sweeper",
+          record,
+        );
         results.push({ key: record.key, envelope });
       } catch (error) {
         results.push({ key: record.key, error: error instanceof Error ? error.message : String(error) });

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { canon } from "./canon.ts";
+import { Deadline } from "./deadline.ts";
+import { RejectedError } from "./errors.ts";
+import { createExecutor } from "./executor.ts";
+import type { IntentPatch } from "./intent-store.ts";
+import { MemoryIntentStore } from "./memory-intent-store.ts";
+import { sweepStale } from "./sweeper.ts";
+import { FakeClock } from "./testing/fake-clock.ts";
+import { defineTool } from "./tool.ts";
+
+/** A store whose outcome writes can be held back or lost, to see what the agent is told meanwhile. */
+class SlowStore extends MemoryIntentStore {
+  hold: Promise<void> | null = null;
+  lose = false;
+  override async update(...args: Parameters<MemoryIntentStore["update"]>) {
+    const patch: IntentPatch = args[2];
+    if (patch.status === "SUCCEEDED" || patch.status === "FAILED_NO_EFFECT") {
+      if (this.hold) await this.hold;
+      if (this.lose) throw new Error("the database went away");
+    }
+    return super.update(...args);
+  }
+}
+
+function setup(outcome: "ok" | "rejected" = "ok") {
+  const clock = new FakeClock();
+  const store = new SlowStore();
+  let sends = 0;
+  const effects = new Set<string>();
+  const tool = defineTool({
+    name: "charge",
+    kind: "idempotent_by_key",
+    identity: { order: canon.upper },
+    timeoutMs: 5000,
+    invoke: async (_args, ctx) => {
+      sends++;
+      if (outcome === "rejected") throw new RejectedError("declined", { httpStatus: 422 });
+      effects.add(ctx.idempotencyKey);
+      return { id: ctx.idempotencyKey };
+    },
+    probe: async (_args, ctx) => (effects.has(ctx.clientRef) ? { id: ctx.clientRef } : null),
+  });
+  const executor = createExecutor({ store, tools: [tool], clock, backgroundOutcomes: true });
+  const call = () =>
+    executor.call({
+      runId: "r",
+      stepId: "s",
+      tool: "charge",
+      args: { order: "o-1" },
+      deadline: Deadline.after(30_000, clock),
+    });
+  return { clock, store, executor, call, sends: () => sends };
+}
+
+describe("backgroundOutcomes: SUCCEEDED answered before its non-durable write lands", () => {
+  it("answers SUCCEEDED while the write is held; a repeat call in this process waits for it and replays", async () => {
+    const t = setup();
+    let release!: () => void;
+    t.store.hold = new Promise((resolve) => {
+      release = resolve;
+    });
+    const first = await t.call();
+    expect(first).toMatchObject({ status: "SUCCEEDED", replayed: false });
+    expect((await t.store.get(first.idempotency_key))?.status).toBe("PENDING"); // not yet written
+    const repeat = t.call();
+    release();
+    expect(await repeat).toMatchObject({ status: "SUCCEEDED", replayed: true });
+    expect(t.sends()).toBe(1);
+    expect((await t.store.get(first.idempotency_key))?.status).toBe("SUCCEEDED");
+  });
+
+  it("a lost write leaves PENDING; after the lease the sweeper's probe finds the effect: SUCCEEDED found, never resent", async () => {
+    const t = setup();
+    t.store.lose = true;
+    const first = await t.call();
+    expect(first.status).toBe("SUCCEEDED");
+    t.store.lose = false;
+    expect((await t.store.get(first.idempotency_key))?.status).toBe("PENDING");
+    t.clock.advance(31_000);
+    const swept = await sweepStale({ store: t.store, executor: t.executor });
+    expect(swept.taken).toBe(1);
+    expect(await t.store.get(first.idempotency_key)).toMatchObject({ status: "SUCCEEDED", resolution: "found" });
+    expect(t.sends()).toBe(1);
+  });
+
+  it("FAILED_NO_EFFECT is still awaited: a lost write fails the call instead of answering retry-safe", async () => {
+    const t = setup("rejected");
+    t.store.lose = true;
+    await expect(t.call()).rejects.toThrow("the database went away");
+  });
+});

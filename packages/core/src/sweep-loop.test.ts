@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { startSweepLoop } from "./sweep-loop.ts";
+import type { SweepReport } from "./sweeper.ts";
+
+const report = (taken: number): SweepReport => ({ taken, results: [] });
+
+describe("startSweepLoop: adaptive rounds over the tenants", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("runs rounds back to back while they take records, then backs off doubling up to idleMs", async () => {
+    vi.useFakeTimers();
+    let backlog = 3; // rounds that find work
+    const passes: { tenant: string; at: number }[] = [];
+    const loop = startSweepLoop({
+      tenants: async () => ["a", "b"],
+      idleMs: 400,
+      minIdleMs: 50,
+      pass: async (tenant) => {
+        passes.push({ tenant, at: Date.now() });
+        return report(tenant === "a" && backlog-- > 0 ? 10 : 0);
+      },
+    });
+    const t0 = Date.now();
+    // First round after minIdleMs; three busy rounds and the first empty one follow at once; then 50, 100, 200, 400, 400.
+    await vi.advanceTimersByTimeAsync(1210); // (a zero delay is 1 ms under fake timers)
+    expect(passes.filter((p) => p.tenant === "a").map((p) => p.at - t0)).toEqual([
+      50, 51, 52, 53, 103, 203, 403, 803, 1203,
+    ]);
+    expect(passes.map((p) => p.tenant).slice(0, 4)).toEqual(["a", "b", "a", "b"]);
+    await loop.stop();
+  });
+
+  it("a failing pass or tenant list is reported and the loop goes on; stop() waits for the pass in progress", async () => {
+    const errors: (string | null)[] = [];
+    let calls = 0;
+    let finished = false;
+    const loop = startSweepLoop({
+      tenants: async () => {
+        calls++;
+        if (calls === 1) throw new Error("no tenants");
+        return ["x"];
+      },
+      idleMs: 20,
+      minIdleMs: 1,
+      pass: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (calls === 2) throw new Error("pass failed");
+        finished = true;
+        return report(0);
+      },
+      onError: (_e, tenant) => errors.push(tenant),
+    });
+    await vi.waitFor(() => expect(finished).toBe(true));
+    await loop.stop();
+    expect(errors).toEqual([null, "x"]);
+  });
+});
