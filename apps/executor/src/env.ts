@@ -71,10 +71,10 @@ const schema = z.object({
       )
       .refine((list) => list.every(isAddressOrRange), "each entry must be an IP address or CIDR range"),
   ),
-  /** Sweeper interval, ms (0 disables the sweeper). */
+  /** Longest wait between sweeper rounds that found nothing, ms (0 disables the sweeper); busy rounds run back to back. */
   TRISTATE_SWEEP_INTERVAL_MS: ms(5_000, 0, 3_600_000),
-  /** Records one sweeper pass takes. */
-  TRISTATE_SWEEP_LIMIT: ms(50, 1, 10_000),
+  /** Records one sweeper pass takes per tenant (reconciled 32 at a time). */
+  TRISTATE_SWEEP_LIMIT: ms(500, 1, 10_000),
   /** Reconciliation probe rounds before concluding "absent". */
   TRISTATE_PROBE_ATTEMPTS: ms(3, 1, 20),
   /** Spacing unit between probe rounds, ms (round i waits min(i × spacing, remaining / 4)). */

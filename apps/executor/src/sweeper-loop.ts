@@ -1,4 +1,4 @@
-import { sweepStale } from "@tristate/core";
+import { startSweepLoop, sweepStale } from "@tristate/core";
 import type { Logger } from "./logger.ts";
 import type { Tenants } from "./tenants.ts";
 
@@ -9,67 +9,49 @@ export interface SweeperLoop {
 }
 
 /**
- * Runs `sweepStale` every `intervalMs`. Several service replicas may run it on one database: records
- * are taken with `FOR UPDATE SKIP LOCKED`, so each is reconciled by one replica. Each pass's work is
- * in the records' timelines (`lease_expired`, `sweep`, probes, resends). A pass visits every tenant
- * in turn, each with its own executor and a claim filtered by its tenant (up to `limit` records each).
+ * Runs the adaptive sweep loop (`startSweepLoop`): rounds of `sweepStale` passes, one per tenant in
+ * turn, each with that tenant's executor and a claim filtered by its tenant (up to `limit` records
+ * each). While rounds take records the next starts at once, so a backlog after a crash drains at the
+ * rate passes run; when a round finds nothing the loop backs off up to `intervalMs` (0: no sweeper).
+ * Several service replicas may run it on one database: records are taken with `FOR UPDATE SKIP
+ * LOCKED`, so each is reconciled by one replica. Each pass's work is in the records' timelines
+ * (`lease_expired`, `sweep`, probes, resends).
  */
 export function startSweeper(options: {
   tenants: Tenants;
   intervalMs: number;
   limit: number;
+  /** Records of one pass reconciled at once. @default 32 */
+  concurrency?: number;
   logger: Logger;
 }): SweeperLoop {
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  let timer: NodeJS.Timeout | null = null;
-  const pass = async () => {
-    let tenants: string[];
-    try {
-      tenants = await options.tenants.list();
-    } catch (error) {
-      options.logger.error({ err: error }, "sweeper pass failed: could not list the tenants");
-      return;
-    }
-    for (const tenant of tenants) {
-      if (stopped) return;
-      try {
-        const store = options.tenants.store(tenant);
-        const executor = options.tenants.executor(tenant);
-        const report = await sweepStale({ store, executor, limit: options.limit });
-        for (const r of report.results) {
-          options.logger.info(
-            {
-              tenant,
-              idempotency_key: r.key,
-              status: r.envelope?.status,
-              resolution: r.envelope?.resolution,
-              error: r.error,
-            },
-            "sweeper reconciled a record",
-          );
-        }
-      } catch (error) {
-        options.logger.error({ err: error, tenant }, "sweeper pass failed");
+  return startSweepLoop({
+    tenants: () => options.tenants.list(),
+    idleMs: options.intervalMs,
+    pass: (tenant) =>
+      sweepStale({
+        store: options.tenants.store(tenant),
+        executor: options.tenants.executor(tenant),
+        limit: options.limit,
+        concurrency: options.concurrency ?? 32,
+      }),
+    onReport(tenant, report) {
+      for (const r of report.results) {
+        options.logger.info(
+          {
+            tenant,
+            idempotency_key: r.key,
+            status: r.envelope?.status,
+            resolution: r.envelope?.resolution,
+            error: r.error,
+          },
+          "sweeper reconciled a record",
+        );
       }
-    }
-  };
-  const schedule = () => {
-    if (stopped || options.intervalMs <= 0) return;
-    timer = setTimeout(() => {
-      running = pass().finally(() => {
-        running = null;
-        schedule();
-      });
-    }, options.intervalMs);
-    timer.unref();
-  };
-  schedule();
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
     },
-  };
+    onError(error, tenant) {
+      if (tenant === null) options.logger.error({ err: error }, "sweeper pass failed: could not list the tenants");
+      else options.logger.error({ err: error, tenant }, "sweeper pass failed");
+    },
+  });
 }

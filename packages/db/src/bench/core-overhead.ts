@@ -13,215 +13,73 @@
  * `bench-results/core-overhead.json` at the repository root. Environment knobs (for quick runs):
  * `BENCH_SEQ` (sequential iterations, default 2000), `BENCH_SECONDS` (each concurrent phase, default 3).
  */
-import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
-import { type AnyTool, callHttp, canon, createExecutor, Deadline, defineTool } from "@tristate/core";
+import { type AnyTool, createExecutor, Deadline } from "@tristate/core";
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
-import { z } from "zod";
 import { openDatabase } from "../open-database.ts";
 import { REPO_ROOT } from "../paths.ts";
 import { PrismaIntentStore } from "../prisma-intent-store.ts";
 import { createTestDatabase } from "../test-database.ts";
+import { type ExecutorFigures, report } from "./core-report.ts";
+import {
+  bareCall,
+  chargeTool,
+  concurrent,
+  type LatencyFigures,
+  latency,
+  loadAverage,
+  sequential,
+  startRemote,
+} from "./harness.ts";
+import { measureSweeper, type SweeperFigures } from "./sweeper-drain.ts";
 
 const SEQ = Number(process.env.BENCH_SEQ ?? 2000);
 const WARMUP = Math.max(100, Math.floor(SEQ / 10));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONCURRENCY = 32;
+/** Stale records the sweeper drains (the defaults' pass drains a quarter of them). */
+const DRAIN_RECORDS = Number(process.env.BENCH_DRAIN ?? 20_000);
+/** The PostgreSQL variants, in the table's order. */
+const PG_MODES = ["async", "background", "durable", "async, no group commit"] as const;
 /** The embedded database is one session; fewer sequential iterations keep the run short. */
 const EMBEDDED_SEQ = Math.min(SEQ, 1000);
 
-/** Latency summary of one sequential phase, ms. */
-export interface LatencyFigures {
-  n: number;
-  p50: number;
-  p99: number;
-  mean: number;
-}
-
-/** Throughput of one concurrent phase. */
-export interface ThroughputFigures {
-  concurrency: number;
-  seconds: number;
-  operations: number;
-  perSecond: number;
-  /** CPU of the whole machine per operation, ms (from /proc/stat; includes PostgreSQL and anything else running). */
-  machineCpuMsPerOp: number | null;
-  /** CPU of this process (client, remote's worker thread, PGlite when embedded) per operation, ms. */
-  processCpuMsPerOp: number;
-}
-
-/** Busy CPU time of the whole machine so far, ms (null where /proc/stat is missing). */
-function machineBusyMs(): number | null {
-  try {
-    const line = readFileSync("/proc/stat", "utf8").split("\n")[0]!;
-    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
-    return ((user! + nice! + system! + irq! + softirq! + steal!) * 1000) / 100; // USER_HZ = 100
-  } catch {
-    return null;
-  }
-}
-
-function latency(samples: number[]): LatencyFigures {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-  return {
-    n: samples.length,
-    p50: at(0.5),
-    p99: at(0.99),
-    mean: samples.reduce((a, b) => a + b, 0) / samples.length,
-  };
-}
-
-/** Runs `op(i)` `warmup + n` times one after another; the last `n` durations, ms. */
-async function sequential(n: number, warmup: number, op: (i: number) => Promise<unknown>): Promise<LatencyFigures> {
-  const samples: number[] = [];
-  for (let i = 0; i < warmup + n; i++) {
-    const t = performance.now();
-    await op(i);
-    const dt = performance.now() - t;
-    if (i >= warmup) samples.push(dt);
-  }
-  return latency(samples);
-}
-
-/** `workers` loops each running `op(worker, i)` back to back for `seconds` (after a 0.5 s warm-up). */
-async function concurrent(
-  workers: number,
-  seconds: number,
-  op: (worker: number, i: number) => Promise<unknown>,
-): Promise<ThroughputFigures> {
-  let counting = false;
-  let stop = false;
-  let done = 0;
-  const loops = Array.from({ length: workers }, async (_, w) => {
-    for (let i = 0; !stop; i++) {
-      await op(w, i);
-      if (counting) done++;
-    }
-  });
-  await sleep(500);
-  counting = true;
-  const t = performance.now();
-  const machine0 = machineBusyMs();
-  const cpu0 = process.cpuUsage();
-  await sleep(seconds * 1000);
-  const elapsed = (performance.now() - t) / 1000;
-  counting = false;
-  const operations = done;
-  const cpu = process.cpuUsage(cpu0);
-  const machine1 = machineBusyMs();
-  stop = true;
-  await Promise.all(loops);
-  return {
-    concurrency: workers,
-    seconds: elapsed,
-    operations,
-    perSecond: operations / elapsed,
-    machineCpuMsPerOp: machine0 === null || machine1 === null ? null : (machine1 - machine0) / operations,
-    processCpuMsPerOp: (cpu.user + cpu.system) / 1000 / operations,
-  };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** The loopback remote: node:http in a worker thread (its own event loop), 201 JSON at once. */
-async function startRemote(): Promise<{ url: string; stop(): Promise<void> }> {
-  const worker = new Worker(
-    `const http = require("node:http");
-     const { parentPort } = require("node:worker_threads");
-     let n = 0;
-     const server = http.createServer((req, res) => {
-       req.resume();
-       req.on("end", () => {
-         const body = JSON.stringify({ id: "ch_" + (++n), status: "succeeded" });
-         res.writeHead(201, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-         res.end(body);
-       });
-     });
-     server.keepAliveTimeout = 60000;
-     server.listen(0, "127.0.0.1", () => parentPort.postMessage(server.address().port));`,
-    { eval: true },
-  );
-  const port = await new Promise<number>((resolve, reject) => {
-    worker.once("message", resolve);
-    worker.once("error", reject);
-  });
-  return {
-    url: `http://127.0.0.1:${port}/charges`,
-    async stop() {
-      await worker.terminate();
-    },
-  };
-}
-
-/** The benchmarked tool: a charge on the loopback remote, keyed, with a (never used) key probe. */
-function chargeTool(url: string): AnyTool {
-  return defineTool({
-    name: "create_charge",
-    kind: "idempotent_by_key",
-    args: z.object({ order_id: z.string(), amount: z.number() }),
-    identity: { order_id: canon.upper, amount: canon.decimal(2) },
-    timeoutMs: 5_000,
-    async invoke(args, ctx) {
-      const response = await callHttp(ctx, { method: "POST", url, body: args });
-      return response.body;
-    },
-    async probe() {
-      return null;
-    },
-  });
-}
-
-/** The bare call: the tool's `invoke` with the context the executor would build, no intent log. */
-function bareCall(tool: AnyTool, i: number, deadline: Deadline): Promise<unknown> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), tool.timeoutMs);
-  return tool
-    .invoke(
-      { order_id: `a-${i}`, amount: 10 },
-      { idempotencyKey: `bare-${i}`, signal: controller.signal, timeoutMs: tool.timeoutMs, deadline, attempt: 1 },
-    )
-    .finally(() => clearTimeout(timer));
-}
-
-/** Figures of `executor.call` on one store and outcome mode. */
-export interface ExecutorFigures {
-  sequential: LatencyFigures;
-  /** executor.call latency minus the bare call's, per percentile, ms. */
-  added: { p50: number; p99: number };
-  concurrent: ThroughputFigures;
-}
-
 let runCounter = 0;
 
-type Mode = "async" | "durable";
+/** How one executor variant under test is built from a store. */
+type Mode = "async" | "durable" | "background" | "async, no group commit";
 
 /**
- * `executor.call` on one store, outcome writes async and durable. The sequential samples of the two
- * modes are taken in alternating blocks (after a shared warm-up) so drift — JIT warm-up, a growing
- * table, other load on the machine — falls on both alike; then each mode's concurrent phase.
+ * `executor.call` variants, outcome writes async (the default), durable, in the background
+ * (`backgroundOutcomes`), and async on a store without group commit. The sequential samples of the
+ * variants are taken in alternating blocks (after a shared warm-up) so drift — JIT warm-up, a growing
+ * table, other load on the machine — falls on all alike; then each variant's concurrent phase.
  */
-async function measureExecutors(
-  store: PrismaIntentStore,
+async function measureExecutors<M extends Mode>(
+  stores: Partial<Record<M, PrismaIntentStore>>,
   tool: AnyTool,
   bare: LatencyFigures,
-  options: { seq: number; workers: number },
-): Promise<Record<Mode, ExecutorFigures>> {
-  const modes = ["async", "durable"] as const;
-  const executors = {
-    async: createExecutor({ store, tools: [tool] }),
-    durable: createExecutor({ store, tools: [tool], durableOutcomes: true }),
-  };
+  options: { seq: number; workers: number; modes: readonly M[] },
+): Promise<Record<M, ExecutorFigures>> {
+  const { modes } = options;
+  const executors = Object.fromEntries(
+    modes.map((mode) => [
+      mode,
+      createExecutor({
+        store: stores[mode]!,
+        tools: [tool],
+        durableOutcomes: mode === "durable",
+        backgroundOutcomes: mode === "background",
+      }),
+    ]),
+  ) as Record<M, ReturnType<typeof createExecutor>>;
   const runId = `bench-${process.pid}-${++runCounter}`;
   const deadline = () => Deadline.after(60_000);
   let step = 0;
-  const one = async (mode: Mode, run: string = runId) => {
+  const one = async (mode: M, run: string = runId) => {
     const i = step++;
     const envelope = await executors[mode].call({
       runId: run,
@@ -236,7 +94,7 @@ async function measureExecutors(
   const warmup = Math.max(200, Math.floor(options.seq / 4));
   for (const mode of modes) await sequential(0, warmup, () => one(mode));
   const block = 100;
-  const samples: Record<Mode, number[]> = { async: [], durable: [] };
+  const samples = Object.fromEntries(modes.map((m) => [m, [] as number[]])) as Record<M, number[]>;
   for (let done = 0; done < options.seq; done += block) {
     for (const mode of modes) {
       for (let i = 0; i < Math.min(block, options.seq - done); i++) {
@@ -246,7 +104,7 @@ async function measureExecutors(
       }
     }
   }
-  const out = {} as Record<Mode, ExecutorFigures>;
+  const out = {} as Record<M, ExecutorFigures>;
   for (const mode of modes) {
     const seq = latency(samples[mode]);
     const conc = await concurrent(options.workers, SECONDS, (w) => one(mode, `${runId}-w${w}`));
@@ -264,16 +122,9 @@ async function floorSequential(query: (text: string, values: unknown[]) => Promi
   );
 }
 
-const f = (ms: number) => ms.toFixed(3);
-const r = (x: number) => Math.round(x).toLocaleString("en-US");
-const conc = (t: ThroughputFigures) => [
-  r(t.perSecond),
-  t.machineCpuMsPerOp === null ? "n/a" : f(t.machineCpuMsPerOp),
-  f(t.processCpuMsPerOp),
-];
-
 async function main(): Promise<void> {
   const started = performance.now();
+  const loadAtStart = loadAverage();
   const remote = await startRemote();
   const tool = chargeTool(remote.url);
   const db = await createTestDatabase();
@@ -304,13 +155,29 @@ async function main(): Promise<void> {
 
     // --- 3. executor on PostgreSQL ---
     const store = new PrismaIntentStore({ databaseUrl: db.url, poolSize: CONCURRENCY });
-    let postgres: Record<Mode, ExecutorFigures>;
+    const ungrouped = new PrismaIntentStore({ databaseUrl: db.url, poolSize: CONCURRENCY, groupCommit: false });
+    let postgres: Record<(typeof PG_MODES)[number], ExecutorFigures>;
     try {
-      postgres = await measureExecutors(store, tool, bareSeq, { seq: SEQ, workers: CONCURRENCY });
+      postgres = await measureExecutors(
+        { async: store, durable: store, background: store, "async, no group commit": ungrouped },
+        tool,
+        bareSeq,
+        { seq: SEQ, workers: CONCURRENCY, modes: PG_MODES },
+      );
+    } finally {
+      await ungrouped.close();
+    }
+    const batches = store.claimBatchStats;
+    console.log(`executor on PostgreSQL done (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+
+    // --- 3b. sweeper drain, and the hot path while the service's loop drains ---
+    let sweeper: SweeperFigures;
+    try {
+      sweeper = await measureSweeper(store, db.url, tool, DRAIN_RECORDS);
     } finally {
       await store.close();
     }
-    console.log(`executor on PostgreSQL done (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(`sweeper done (${((performance.now() - started) / 1000).toFixed(1)} s)`);
 
     // --- 4. embedded (PGlite) ---
     const dataDir = await mkdtemp(join(tmpdir(), "tristate-bench-pglite-"));
@@ -329,7 +196,11 @@ async function main(): Promise<void> {
         );
         Object.assign(
           embeddedFigures,
-          await measureExecutors(embedded.store, tool, bareSeq, { seq: EMBEDDED_SEQ, workers: CONCURRENCY }),
+          await measureExecutors({ async: embedded.store, durable: embedded.store }, tool, bareSeq, {
+            seq: EMBEDDED_SEQ,
+            workers: CONCURRENCY,
+            modes: ["async", "durable"] as const,
+          }),
         );
       } finally {
         await embedded.close();
@@ -340,74 +211,20 @@ async function main(): Promise<void> {
     console.log(`embedded done (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
 
     // --- report ---
-    const goals = {
-      p50: { limit: 1.2 * floorSeq.p50, ratio: postgres.async.added.p50 / floorSeq.p50, goal: "≤ 1.2×" },
-      p99: { limit: 3 * floorSeq.p50, ratio: postgres.async.added.p99 / floorSeq.p50, goal: "≤ 3×" },
-      throughput: {
-        limit: 0.8 * floorConc.perSecond,
-        ratio: postgres.async.concurrent.perSecond / floorConc.perSecond,
-        goal: "≥ 0.8×",
+    const body = report(
+      {
+        floorSeq,
+        floorConc,
+        bareSeq,
+        bareConc,
+        postgres,
+        embedded: embeddedFigures,
+        sweeper,
+        claimBatches: batches,
+        load: { start: loadAtStart, end: loadAverage() },
       },
-    };
-    const durableRatios = {
-      p50: postgres.durable.added.p50 / floorSeq.p50,
-      p99: postgres.durable.added.p99 / floorSeq.p50,
-      throughput: postgres.durable.concurrent.perSecond / floorConc.perSecond,
-    };
-
-    const table: string[][] = [
-      ["measure", "p50 ms", "p99 ms", "added p50", "added p99", `${CONCURRENCY}-conc /s`, "CPU ms/op", "node ms/op"],
-      ["PostgreSQL: raw INSERT commit", f(floorSeq.p50), f(floorSeq.p99), "", "", ...conc(floorConc)],
-      ["bare HTTP tool call (callHttp)", f(bareSeq.p50), f(bareSeq.p99), "", "", ...conc(bareConc)],
-      ...(["async", "durable"] as const).map((mode) => [
-        `executor.call, PostgreSQL, ${mode} outcome`,
-        f(postgres[mode].sequential.p50),
-        f(postgres[mode].sequential.p99),
-        f(postgres[mode].added.p50),
-        f(postgres[mode].added.p99),
-        ...conc(postgres[mode].concurrent),
-      ]),
-      [
-        "PGlite: raw INSERT (one session)",
-        f(embeddedFigures.floor.p50),
-        f(embeddedFigures.floor.p99),
-        "",
-        "",
-        "",
-        "",
-        "",
-      ],
-      ...(["async", "durable"] as const).map((mode) => [
-        `executor.call, PGlite, ${mode} outcome`,
-        f(embeddedFigures[mode].sequential.p50),
-        f(embeddedFigures[mode].sequential.p99),
-        f(embeddedFigures[mode].added.p50),
-        f(embeddedFigures[mode].added.p99),
-        ...conc(embeddedFigures[mode].concurrent),
-      ]),
-    ];
-    const widths = table[0]!.map((_, c) => Math.max(...table.map((row) => row[c]!.length)));
-    for (const [i, row] of table.entries()) {
-      console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  "));
-      if (i === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
-    }
-    const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
-    console.log(
-      `\nCPU ms/op: busy CPU of the whole machine (${cpus().length} cores, /proc/stat) per operation in the concurrent phase; node ms/op: this process's share.`,
+      CONCURRENCY,
     );
-    console.log(
-      `Goals (PostgreSQL, async outcomes; durable outcomes in brackets). "p99 ≤ 3×" is read as: p99 added latency ≤ 3 × the raw INSERT commit p50.`,
-    );
-    console.log(
-      `  sequential p50 added ${f(postgres.async.added.p50)} ms = ${goals.p50.ratio.toFixed(2)}× INSERT p50 (goal ${goals.p50.goal}): ${verdict(goals.p50.ratio <= 1.2)}  [durable ${durableRatios.p50.toFixed(2)}×]`,
-    );
-    console.log(
-      `  sequential p99 added ${f(postgres.async.added.p99)} ms = ${goals.p99.ratio.toFixed(2)}× INSERT p50 (goal ${goals.p99.goal}): ${verdict(goals.p99.ratio <= 3)}  [durable ${durableRatios.p99.toFixed(2)}×]`,
-    );
-    console.log(
-      `  ${CONCURRENCY}-concurrent ${r(postgres.async.concurrent.perSecond)} calls/s = ${goals.throughput.ratio.toFixed(2)}× raw INSERT rows/s (goal ${goals.throughput.goal}): ${verdict(goals.throughput.ratio >= 0.8)}  [durable ${durableRatios.throughput.toFixed(2)}×]`,
-    );
-
     const out = join(REPO_ROOT, "bench-results", "core-overhead.json");
     await mkdir(join(REPO_ROOT, "bench-results"), { recursive: true });
     await writeFile(
@@ -423,21 +240,7 @@ async function main(): Promise<void> {
           },
           postgres: pgInfo,
           node: process.version,
-          floor: { sequential: floorSeq, concurrent: floorConc },
-          bareCall: { sequential: bareSeq, concurrent: bareConc },
-          executor: { postgres, embedded: embeddedFigures },
-          goals: {
-            interpretation: "p99 goal: p99 added latency ≤ 3 × raw INSERT commit p50",
-            async: {
-              p50Ratio: goals.p50.ratio,
-              p50Met: goals.p50.ratio <= 1.2,
-              p99Ratio: goals.p99.ratio,
-              p99Met: goals.p99.ratio <= 3,
-              throughputRatio: goals.throughput.ratio,
-              throughputMet: goals.throughput.ratio >= 0.8,
-            },
-            durable: durableRatios,
-          },
+          ...body,
           totalSeconds: (performance.now() - started) / 1000,
         },
         null,
