@@ -51,12 +51,21 @@ test("the overview shows the UNKNOWN share and how the UNKNOWNs ended, for the s
   await expect(manual.getByTestId("resolution-human")).toHaveText("1");
   await expect(manual.getByTestId("resolution-open")).toHaveText("1");
 
-  // A catalog tool without calls in this window still has its row, with nothing counted.
+  // The whole table fits at 1440 px (no horizontal scrolling).
+  const wrap = page.locator(".table-wrap").filter({ has: page.getByRole("table", { name: "Reliability per tool" }) });
+  expect(await wrap.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(1);
+  // Calls and UNKNOWN share over time: a chart per tool with calls.
+  await expect(page.locator(`[data-testid="tool-series"][data-tool="${tools.overviewKeyed}"]`)).toBeVisible();
+
+  // A catalog tool without calls in this window is hidden by default; shown on request, with nothing counted.
+  await expect(toolRow(page, tools.queue)).toHaveCount(0);
+  await page.getByRole("link", { name: /Show the \d+ tools without calls/ }).click();
+  await expect(page).toHaveURL(/all=1/);
   const idle = toolRow(page, tools.queue);
   await expect(idle.getByTestId("calls")).toHaveText("0");
 
   // A window before these calls counts none of them.
-  await page.goto(overviewUrl(from - 3_600_000, from - 1_800_000));
+  await page.goto(`${overviewUrl(from - 3_600_000, from - 1_800_000)}&all=1`);
   await expect(toolRow(page, tools.overviewKeyed).getByTestId("calls")).toHaveText("0");
 
   // A preset in the URL: the last hour holds exactly this test's calls of these tools.

@@ -1,34 +1,7 @@
 "use client";
 
-import { Bar, BarChart, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, Tooltip, XAxis, YAxis } from "recharts";
 import { formatShare } from "~/lib/format";
-
-/** The UNKNOWN share per slice of the window, as a small line. */
-export function Sparkline({
-  points,
-  label,
-}: {
-  points: { startEpochMs: number; unknownShare: number | null; calls: number }[];
-  label: string;
-}) {
-  const data = points.map((p) => ({ t: p.startEpochMs, share: p.unknownShare === null ? null : p.unknownShare * 100 }));
-  return (
-    <div role="img" aria-label={label} style={{ width: 110, height: 28 }}>
-      <LineChart width={110} height={28} data={data} margin={{ top: 3, right: 2, bottom: 3, left: 2 }}>
-        <YAxis hide domain={[0, 100]} />
-        <Line
-          type="monotone"
-          dataKey="share"
-          stroke="#c77700"
-          strokeWidth={1.6}
-          dot={{ r: 1.5 }}
-          connectNulls
-          isAnimationActive={false}
-        />
-      </LineChart>
-    </div>
-  );
-}
 
 /** One segment of the resolution mix. */
 export interface MixSegment {

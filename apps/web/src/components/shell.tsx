@@ -2,10 +2,12 @@
 
 import { usePathname } from "next/navigation";
 import { type ReactNode, useState } from "react";
+import { LiveProvider, LiveStatus } from "./live-refresh";
 import { SearchBox } from "./search-box";
 import { useSession } from "./session-context";
 import { TenantLink } from "./tenant-filter";
 import { TenantPicker } from "./tenant-picker";
+import { TimeZoneScope } from "./time-zone-toggle";
 
 const NAV = [
   { href: "/overview", label: "Overview" },
@@ -18,7 +20,8 @@ const NAV = [
 
 /**
  * The frame of every signed-in page: navigation, search, the tenant (a filter for admins), who is
- * signed in, sign out; `banner` (the outage banner) sits between the header and the page.
+ * signed in, sign out; `banner` (the outage banner) sits between the header and the page; below it,
+ * live refresh ("updated n s ago", Pause) and the local/UTC toggle for every time shown.
  */
 export function Shell({ children, banner }: { children: ReactNode; banner?: ReactNode }) {
   const pathname = usePathname();
@@ -32,36 +35,49 @@ export function Shell({ children, banner }: { children: ReactNode; banner?: Reac
   }
 
   return (
-    <>
-      <header className="topbar">
-        <span className="brand">Tristate</span>
-        <nav aria-label="Main">
-          <ul>
-            {NAV.map((item) => (
-              <li key={item.href}>
-                <TenantLink
-                  href={item.href}
-                  aria-current={pathname === item.href || pathname.startsWith(`${item.href}/`) ? "page" : undefined}
-                >
-                  {item.label}
-                </TenantLink>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <SearchBox />
-        <div className="who">
-          <TenantPicker />
-          <span>
-            {session.name} <span className="small">({session.role})</span>
-          </span>
-          <button type="button" onClick={signOut} disabled={signingOut}>
-            Sign out
-          </button>
-        </div>
-      </header>
-      {banner}
-      <main id="main">{children}</main>
-    </>
+    <LiveProvider>
+      <TimeZoneScope
+        toggle={(zoneButton) => (
+          <>
+            <header className="topbar">
+              <span className="brand">Tristate</span>
+              <nav aria-label="Main">
+                <ul>
+                  {NAV.map((item) => (
+                    <li key={item.href}>
+                      <TenantLink
+                        href={item.href}
+                        aria-current={
+                          pathname === item.href || pathname.startsWith(`${item.href}/`) ? "page" : undefined
+                        }
+                      >
+                        {item.label}
+                      </TenantLink>
+                    </li>
+                  ))}
+                </ul>
+              </nav>
+              <SearchBox />
+              <div className="who">
+                <TenantPicker />
+                <span>
+                  {session.name} <span className="small">({session.role})</span>
+                </span>
+                <button type="button" onClick={signOut} disabled={signingOut}>
+                  Sign out
+                </button>
+              </div>
+            </header>
+            {banner}
+            <div className="statusbar">
+              <LiveStatus />
+              {zoneButton}
+            </div>
+          </>
+        )}
+      >
+        <main id="main">{children}</main>
+      </TimeZoneScope>
+    </LiveProvider>
   );
 }

@@ -22,10 +22,39 @@ export function formatDuration(ms: number | null): string {
   return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`;
 }
 
-/** An epoch-ms time as local date and time with seconds and the time zone, e.g. `30 Nov 2026, 21:30:05 UTC`. */
+/** The zone times are shown in: the browser's own, or UTC (the header's toggle). */
+export type DisplayTimeZone = "local" | "UTC";
+
+let displayTimeZone: DisplayTimeZone = "local";
+
+/** Sets the zone every later {@link formatTime} uses (the header's UTC toggle). */
+export function setDisplayTimeZone(zone: DisplayTimeZone): void {
+  displayTimeZone = zone;
+}
+
+/** The zone times are shown in now. */
+export function getDisplayTimeZone(): DisplayTimeZone {
+  return displayTimeZone;
+}
+
+function zoneOption(): { timeZone?: string } {
+  return displayTimeZone === "UTC" ? { timeZone: "UTC" } : {};
+}
+
+/** A chart axis label: `HH:mm`, or the month and day for windows longer than two days (shown zone). */
+export function formatAxisTime(epochMs: number, spanMs: number): string {
+  const long = spanMs > 2 * 86_400_000;
+  return new Date(epochMs).toLocaleString(undefined, {
+    ...(long ? { month: "short", day: "numeric" } : { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }),
+    ...zoneOption(),
+  });
+}
+
+/** An epoch-ms time as date and time with seconds and the time zone, e.g. `30 Nov 2026, 21:30:05 UTC`. */
 export function formatTime(epochMs: number | null): string {
   if (epochMs === null) return "–";
   return new Date(epochMs).toLocaleString(undefined, {
+    ...zoneOption(),
     year: "numeric",
     month: "short",
     day: "numeric",

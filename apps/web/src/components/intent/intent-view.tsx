@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { useLiveInterval } from "~/components/live-refresh";
 import { useCanOperate } from "~/components/session-context";
 import { ErrorState, Loading, NoResults } from "~/components/states";
 import { StatusBadge } from "~/components/status-badge";
@@ -68,6 +69,7 @@ function formatRecheck(deadlineEpochMs: number): string {
 
 /** One intent record: facts, arguments (secrets masked by the executor), timeline, compensation, probes, trace link. */
 export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string; traceUrlTemplate: string }) {
+  const live = useLiveInterval();
   const trpc = useTRPC();
   const canOperate = useCanOperate();
   const tenant = useTenantFilter();
@@ -75,7 +77,7 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
   const intent = useQuery({
     ...trpc.intents.get.queryOptions({ key: intentKey }),
     enabled: valid,
-    refetchInterval: 10_000,
+    refetchInterval: live(10_000),
   });
   const probe = useMutation(trpc.probe.rerun.mutationOptions());
   const tools = useQuery({ ...trpc.tools.list.queryOptions(), staleTime: 60_000, enabled: valid && canOperate });

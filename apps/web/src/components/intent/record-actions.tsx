@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { useLiveInterval } from "~/components/live-refresh";
 import { ActionDialog } from "~/components/queue/action-dialog";
 import { ErrorState, Loading } from "~/components/states";
 import { actionLabel, actionUnavailable, OPERATOR_ACTIONS } from "~/lib/status";
@@ -26,10 +27,11 @@ export function RecordActions({
   tenant: string | undefined;
   onDone: (message: string) => void;
 }) {
+  const live = useLiveInterval();
   const trpc = useTRPC();
   const queue = useQuery({
     ...trpc.queue.list.queryOptions({ tool, limit: 500, ...(tenant ? { tenant } : {}) }),
-    refetchInterval: 10_000,
+    refetchInterval: live(10_000),
   });
   const [pending, setPending] = useState<OperatorAction | null>(null);
   const item = queue.data?.items.find((i) => i.key === recordKey);

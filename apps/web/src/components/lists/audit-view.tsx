@@ -5,6 +5,7 @@ import { createColumnHelper } from "@tanstack/react-table";
 import { useRouter } from "next/navigation";
 import type { FormEvent } from "react";
 import { type Columns, DataTable } from "~/components/data-table";
+import { useLiveInterval } from "~/components/live-refresh";
 import { EmptyState, ErrorState, Loading, NoResults } from "~/components/states";
 import { TenantLink, useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { formatTime, toDateTimeLocalOrEmpty } from "~/lib/format";
@@ -37,6 +38,7 @@ function epochMs(value: string | undefined): number | undefined {
 
 /** Every operator action, newest first; filters (operator, action, tool, time) live in the URL. */
 export function AuditView({ params }: { params: Record<string, string> }) {
+  const live = useLiveInterval();
   const trpc = useTRPC();
   const client = useTRPCClient();
   const router = useRouter();
@@ -62,7 +64,7 @@ export function AuditView({ params }: { params: Record<string, string> }) {
       client.audit.list.query({ ...query, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (page) => page.nextCursor ?? undefined,
-    refetchInterval: 30_000,
+    refetchInterval: live(30_000),
   });
   const entries = audit.data?.pages.flatMap((p) => p.entries) ?? [];
 

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { FormEvent } from "react";
 import { DataTable } from "~/components/data-table";
+import { useLiveInterval } from "~/components/live-refresh";
 import { ErrorState, Loading, NoResults } from "~/components/states";
 import { useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { formatTime } from "~/lib/format";
@@ -32,6 +33,7 @@ function epochMs(value: string | undefined): number | undefined {
 
 /** Intent records filtered by the URL (tool, status, resolution, from, to); the overview's links land here. */
 export function IntentsListView({ params }: { params: Record<string, string> }) {
+  const live = useLiveInterval();
   const trpc = useTRPC();
   const router = useRouter();
   const tenant = useTenantFilter();
@@ -58,7 +60,7 @@ export function IntentsListView({ params }: { params: Record<string, string> }) 
         ...(cursor ? { cursor } : {}),
         ...tenant.input,
       }),
-      refetchInterval: 30_000,
+      refetchInterval: live(30_000),
     })),
   });
   const error = results.find((r) => r.error)?.error;

@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { createColumnHelper } from "@tanstack/react-table";
 import { type Columns, DataTable } from "~/components/data-table";
+import { useLiveInterval } from "~/components/live-refresh";
 import { useCanOperate } from "~/components/session-context";
 import { ErrorState, Loading, NoResults } from "~/components/states";
 import { useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
@@ -38,10 +39,11 @@ const columns: Columns<IntentSummary & { order: number }> = [
  * compensations; operators can abort it (the saga) and read the abort report.
  */
 export function RunView({ runId }: { runId: string }) {
+  const live = useLiveInterval();
   const trpc = useTRPC();
   const tenant = useTenantFilter();
   const canOperate = useCanOperate();
-  const run = useQuery({ ...trpc.runs.get.queryOptions({ runId, ...tenant.input }), refetchInterval: 30_000 });
+  const run = useQuery({ ...trpc.runs.get.queryOptions({ runId, ...tenant.input }), refetchInterval: live(30_000) });
   const runTenant = tenant.tenant ?? run.data?.records[0]?.tenant;
   return (
     <>

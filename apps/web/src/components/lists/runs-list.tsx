@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { createColumnHelper } from "@tanstack/react-table";
 import Link from "next/link";
 import { type Columns, DataTable } from "~/components/data-table";
+import { useLiveInterval } from "~/components/live-refresh";
 import { EmptyState, ErrorState, Loading, NoResults } from "~/components/states";
 import { TenantLink, useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { formatDuration, formatTime } from "~/lib/format";
@@ -55,6 +56,7 @@ function epochMs(value: string | undefined): number | undefined {
  * steps of this page.
  */
 export function RunsList({ params }: { params: Record<string, string> }) {
+  const live = useLiveInterval();
   const trpc = useTRPC();
   const tenant = useTenantFilter();
   const status = RUN_STATUSES.includes(params.status as RunStatus) ? (params.status as RunStatus) : undefined;
@@ -70,7 +72,7 @@ export function RunsList({ params }: { params: Record<string, string> }) {
       ...(params.cursor ? { cursor: params.cursor } : {}),
       ...tenant.input,
     }),
-    refetchInterval: 30_000,
+    refetchInterval: live(30_000),
   });
   const runs = page.data ? summariseRuns(page.data.items) : [];
   const shown = status ? runs.filter((r) => r.status === status) : runs;

@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { createColumnHelper } from "@tanstack/react-table";
 import { type Columns, DataTable } from "~/components/data-table";
+import { useLiveInterval } from "~/components/live-refresh";
 import { EmptyState, ErrorState, Loading } from "~/components/states";
 import { useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { formatDuration, formatTime } from "~/lib/format";
@@ -24,9 +25,13 @@ const columns: Columns<StaleItem> = [
 
 /** PENDING records past their deadline (the sweepers should pick them up), oldest deadline first. */
 export function StaleView() {
+  const live = useLiveInterval();
   const trpc = useTRPC();
   const tenant = useTenantFilter();
-  const stale = useQuery({ ...trpc.stale.list.queryOptions({ limit: 500, ...tenant.input }), refetchInterval: 30_000 });
+  const stale = useQuery({
+    ...trpc.stale.list.queryOptions({ limit: 500, ...tenant.input }),
+    refetchInterval: live(30_000),
+  });
   return (
     <>
       <h1>Stale PENDING</h1>

@@ -2,10 +2,12 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { createColumnHelper } from "@tanstack/react-table";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
-import { type MixSegment, ResolutionBar, Sparkline } from "~/components/charts";
+import { type MixSegment, ResolutionBar } from "~/components/charts";
 import { type Columns, DataTable } from "~/components/data-table";
+import { useLiveInterval } from "~/components/live-refresh";
 import { EmptyState, ErrorState, Loading } from "~/components/states";
 import { TenantLink, useTenantFilter } from "~/components/tenant-filter";
 import { formatDuration, formatShare, formatShareChange, formatTime } from "~/lib/format";
@@ -14,6 +16,7 @@ import { parseTimeRange } from "~/lib/time-range";
 import { useTRPC } from "~/trpc/react";
 import type { ToolStats } from "~/trpc/types";
 import { RangePicker } from "./range-picker";
+import { ToolSeries } from "./tool-series";
 
 /** Aggregates refresh every 30 s (paused in background tabs). */
 const AGGREGATES_REFETCH_MS = 30_000;
@@ -59,6 +62,28 @@ function segmentsOf(t: ToolStats, window: { fromEpochMs: number; toEpochMs: numb
 
 const col = createColumnHelper<ToolStats>();
 
+/** `/overview` with the current parameters and `all=1` (tools without calls shown) or without it. */
+function overviewHref(params: Record<string, string>, all: boolean): string {
+  const query = new URLSearchParams(Object.entries(params).filter(([k]) => k !== "all" && k !== "tenant"));
+  if (all) query.set("all", "1");
+  const search = query.toString();
+  return `/overview${search ? `?${search}` : ""}`;
+}
+
+/** Tools without calls in the window are hidden unless asked for (`?all=1`). */
+function IdleToggle({ showIdle, idle, href }: { showIdle: boolean; idle: number; href: (all: boolean) => string }) {
+  if (!idle) return null;
+  return (
+    <p className="small">
+      {showIdle ? (
+        <Link href={href(false)}>Hide the {idle} tools without calls</Link>
+      ) : (
+        <Link href={href(true)}>Show the {idle} tools without calls in this window</Link>
+      )}
+    </p>
+  );
+}
+
 /** The overview: reliability per tool in the window chosen in the URL. */
 export function OverviewView({
   params,
@@ -67,20 +92,24 @@ export function OverviewView({
   params: Record<string, string>;
   initialNowEpochMs: number;
 }) {
+  const live = useLiveInterval();
+  const tickMs = live(AGGREGATES_REFETCH_MS);
   const trpc = useTRPC();
   const router = useRouter();
   const tenant = useTenantFilter();
   const [now, setNow] = useState(initialNowEpochMs);
   useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), AGGREGATES_REFETCH_MS);
+    if (tickMs === false) return; // paused: the window stays where it is
+    const timer = setInterval(() => setNow(Date.now()), tickMs);
     return () => clearInterval(timer);
-  }, []);
+  }, [tickMs]);
   const range = parseTimeRange({ get: (name) => params[name] ?? null }, now);
   const { fromEpochMs, toEpochMs } = range;
   const span = useMemo(() => ({ fromEpochMs, toEpochMs }), [fromEpochMs, toEpochMs]);
+  const showIdle = params.all === "1";
   const stats = useQuery({
     ...trpc.stats.overview.queryOptions({ ...span, buckets: 20, ...tenant.input }),
-    refetchInterval: AGGREGATES_REFETCH_MS,
+    refetchInterval: live(AGGREGATES_REFETCH_MS),
     placeholderData: (previous) => previous,
   });
 
@@ -92,16 +121,6 @@ export function OverviewView({
         header: "UNKNOWN share",
         meta: { testId: "unknown-share", numeric: true },
         cell: (c) => formatShare(c.row.original.calls ? c.getValue() : 0),
-      }),
-      col.display({
-        id: "trend",
-        header: "Trend",
-        cell: (c) => (
-          <Sparkline
-            points={c.row.original.sparkline}
-            label={`UNKNOWN share over the window for ${c.row.original.tool}`}
-          />
-        ),
       }),
       col.accessor("unknownShareChange", {
         header: "vs previous",
@@ -178,19 +197,24 @@ export function OverviewView({
             0
           ),
       }),
-      col.accessor((t) => t.latency.p99Ms ?? -1, {
+      col.accessor((t) => (t.timeoutMs && t.latency.p99Ms !== null ? t.latency.p99Ms / t.timeoutMs : -1), {
         id: "latency",
-        header: "Timeout vs p95 / p99",
+        header: "Latency p50 / p95 / p99 vs timeout",
         meta: { testId: "latency" },
         cell: (c) => {
           const t = c.row.original;
+          const ratio = c.getValue() as number;
           return (
             <span>
-              {formatDuration(t.timeoutMs)} vs {formatDuration(t.latency.p95Ms)} / {formatDuration(t.latency.p99Ms)}
+              <span className="nowrap">
+                {formatDuration(t.latency.p50Ms)} / {formatDuration(t.latency.p95Ms)} /{" "}
+                {formatDuration(t.latency.p99Ms)}
+              </span>{" "}
+              <span className="nowrap small">of {formatDuration(t.timeoutMs)}</span>
               {t.timeoutNearLatency ? (
-                <span className="flag" title="p99 latency is at least 80% of the timeout: expect UNKNOWN outcomes">
+                <span className="flag nowrap" data-testid="timeout-flag">
                   {" "}
-                  ⚠ timeout close to latency
+                  ⚠ timeout too close: p99 is {Math.round(ratio * 100)}% of it
                 </span>
               ) : null}
             </span>
@@ -215,7 +239,18 @@ export function OverviewView({
       {stats.data ? (
         stats.data.tools.length ? (
           <>
-            <DataTable label="Reliability per tool" data={stats.data.tools} columns={columns} />
+            <IdleToggle
+              showIdle={showIdle}
+              idle={stats.data.tools.filter((t) => t.calls === 0).length}
+              href={(all) => tenant.href(overviewHref(params, all))}
+            />
+            <div className="table-fit">
+              <DataTable
+                label="Reliability per tool"
+                data={showIdle ? stats.data.tools : stats.data.tools.filter((t) => t.calls > 0)}
+                columns={columns}
+              />
+            </div>
             <p className="bar-legend">
               {segmentsOf(stats.data.tools[0]!, span).map((s) => (
                 <span key={s.key}>
@@ -229,6 +264,7 @@ export function OverviewView({
               {formatShare(stats.data.totals.calls ? stats.data.totals.unknownShare : 0)} UNKNOWN (
               {formatShareChange(stats.data.totals.unknownShareChange)} vs previous period).
             </p>
+            <ToolSeries tools={stats.data.tools} spanMs={range.toEpochMs - range.fromEpochMs} />
           </>
         ) : (
           <EmptyState>The catalog has no side-effecting tools and no calls were recorded.</EmptyState>

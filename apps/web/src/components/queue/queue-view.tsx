@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useLiveInterval } from "~/components/live-refresh";
 import { SEARCH_INPUT_ID } from "~/components/search-box";
 import { useCanOperate } from "~/components/session-context";
 import { EmptyState, ErrorState, Loading } from "~/components/states";
@@ -35,12 +36,13 @@ export function QueueView() {
  * the cursor); resolved items leave. Keys: j/k move, 1–4 act, / search, ? help.
  */
 function TenantQueue() {
+  const live = useLiveInterval();
   const trpc = useTRPC();
   const tenant = useTenantFilter();
   const canOperate = useCanOperate();
   const queue = useQuery({
     ...trpc.queue.list.queryOptions({ limit: 500, ...tenant.input }),
-    refetchInterval: QUEUE_REFETCH_MS,
+    refetchInterval: live(QUEUE_REFETCH_MS),
   });
   const [shownKeys, setShownKeys] = useState<Set<string> | null>(null);
   const [selectedKey, setSelectedKey] = useState<string | null>(null);

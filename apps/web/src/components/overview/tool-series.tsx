@@ -1,0 +1,83 @@
+"use client";
+
+import { Bar, CartesianGrid, ComposedChart, Line, Tooltip, XAxis, YAxis } from "recharts";
+import { formatAxisTime, formatShare, formatTime } from "~/lib/format";
+import type { ToolStats } from "~/trpc/types";
+
+const WIDTH = 320;
+const HEIGHT = 150;
+
+/**
+ * Calls (bars) and UNKNOWN share (line, right axis) per tool over the chosen window, one small chart
+ * per tool with calls, with axes and a tooltip; the chart's name says the totals for screen readers.
+ */
+export function ToolSeries({ tools, spanMs }: { tools: ToolStats[]; spanMs: number }) {
+  const shown = tools.filter((t) => t.calls > 0);
+  if (!shown.length) return null;
+  return (
+    <section aria-labelledby="series-heading">
+      <h2 id="series-heading">Calls and UNKNOWN share over time</h2>
+      <p className="small muted">
+        Bars: calls per slice of the window (left axis). Line: the UNKNOWN share (right axis).
+      </p>
+      <div className="series-grid">
+        {shown.map((t) => {
+          const data = t.sparkline.map((p) => ({
+            t: p.startEpochMs,
+            calls: p.calls,
+            share: p.unknownShare === null ? null : Math.round(p.unknownShare * 1000) / 10,
+          }));
+          return (
+            <figure key={t.tool} className="series" data-testid="tool-series" data-tool={t.tool}>
+              <figcaption>
+                <strong>{t.tool}</strong>{" "}
+                <span className="small muted">
+                  {t.calls} calls, {formatShare(t.unknownShare)} UNKNOWN
+                </span>
+              </figcaption>
+              <div
+                role="img"
+                aria-label={`${t.tool}: ${t.calls} calls and ${formatShare(t.unknownShare)} UNKNOWN over the window, in ${data.length} slices`}
+              >
+                <ComposedChart
+                  width={WIDTH}
+                  height={HEIGHT}
+                  data={data}
+                  margin={{ top: 6, right: 4, bottom: 0, left: -18 }}
+                >
+                  <CartesianGrid strokeDasharray="3 3" vertical={false} />
+                  <XAxis
+                    dataKey="t"
+                    type="number"
+                    domain={["dataMin", "dataMax"]}
+                    tickFormatter={(v: number) => formatAxisTime(v, spanMs)}
+                    tick={{ fontSize: 10 }}
+                    minTickGap={24}
+                  />
+                  <YAxis yAxisId="calls" allowDecimals={false} tick={{ fontSize: 10 }} />
+                  <YAxis yAxisId="share" orientation="right" domain={[0, 100]} unit="%" tick={{ fontSize: 10 }} />
+                  <Tooltip
+                    labelFormatter={(v) => formatTime(Number(v))}
+                    formatter={(value, name) => (name === "UNKNOWN share" ? [`${value}%`, name] : [value, name])}
+                    wrapperStyle={{ fontSize: 12 }}
+                  />
+                  <Bar yAxisId="calls" dataKey="calls" name="calls" fill="#5b8fd1" isAnimationActive={false} />
+                  <Line
+                    yAxisId="share"
+                    dataKey="share"
+                    name="UNKNOWN share"
+                    stroke="#b45f00"
+                    strokeWidth={2}
+                    dot={{ r: 2 }}
+                    connectNulls
+                    isAnimationActive={false}
+                  />
+                </ComposedChart>
+              </div>
+            </figure>
+          );
+        })}
+      </div>
+    </section>
+  );
+}
