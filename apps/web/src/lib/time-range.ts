@@ -48,3 +48,19 @@ export function toDateTimeLocal(epochMsValue: number): string {
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
+
+/**
+ * The window of a list page: `range` (a preset, ending at `nowEpochMs`), else `from`/`to` (epoch ms)
+ * when valid, else none (all time). Unlike the overview, lists default to all time.
+ */
+export function parseListWindow(
+  params: Record<string, string | undefined>,
+  nowEpochMs: number,
+): { fromEpochMs?: number; toEpochMs?: number } {
+  if (isPreset(params.range)) return { fromEpochMs: nowEpochMs - RANGE_PRESETS[params.range], toEpochMs: nowEpochMs };
+  const from = epochMs(params.from);
+  const to = epochMs(params.to);
+  if (from !== null && to !== null && from < to) return { fromEpochMs: from, toEpochMs: to };
+  if (from !== null && to === null) return { fromEpochMs: from };
+  return {};
+}

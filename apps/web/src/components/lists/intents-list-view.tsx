@@ -3,13 +3,14 @@
 import { useQueries } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import type { FormEvent } from "react";
+import { type FormEvent, useState } from "react";
 import { DataTable } from "~/components/data-table";
+import { ListRangePicker } from "~/components/list-range-picker";
 import { useLiveInterval } from "~/components/live-refresh";
 import { ErrorState, Loading, NoResults } from "~/components/states";
 import { useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
-import { formatTime } from "~/lib/format";
 import { HUMAN_RESOLUTIONS, intentListHref } from "~/lib/intent-filters";
+import { isPreset, parseListWindow } from "~/lib/time-range";
 import { useTRPC } from "~/trpc/react";
 import type { IntentStatus, Resolution, RouterInputs } from "~/trpc/types";
 import { intentColumns } from "./intent-columns";
@@ -27,21 +28,18 @@ const RESOLUTIONS: (Resolution | "human")[] = [
   "needs_human",
 ];
 
-function epochMs(value: string | undefined): number | undefined {
-  return value && /^\d{1,16}$/.test(value) ? Number(value) : undefined;
-}
-
 /** Intent records filtered by the URL (tool, status, resolution, from, to); the overview's links land here. */
 export function IntentsListView({ params }: { params: Record<string, string> }) {
   const live = useLiveInterval();
   const trpc = useTRPC();
   const router = useRouter();
   const tenant = useTenantFilter();
+  const [now] = useState(() => Date.now());
+  const span = parseListWindow(params, now);
   const base: Filters = {
     ...(params.tool ? { tool: params.tool } : {}),
     ...(STATUSES.includes(params.status as IntentStatus) ? { status: params.status as IntentStatus } : {}),
-    ...(epochMs(params.from) !== undefined ? { fromEpochMs: epochMs(params.from) } : {}),
-    ...(epochMs(params.to) !== undefined ? { toEpochMs: epochMs(params.to) } : {}),
+    ...span,
   };
   const resolution = params.resolution;
   const resolutions: (Resolution | undefined)[] =
@@ -78,17 +76,15 @@ export function IntentsListView({ params }: { params: Record<string, string> }) 
   function apply(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    router.push(
-      tenant.href(
-        intentListHref({
-          tool: String(form.get("tool") ?? "").trim(),
-          status: String(form.get("status") ?? ""),
-          resolution: String(form.get("resolution") ?? ""),
-          ...(base.fromEpochMs !== undefined ? { fromEpochMs: base.fromEpochMs } : {}),
-          ...(base.toEpochMs !== undefined ? { toEpochMs: base.toEpochMs } : {}),
-        }),
-      ),
-    );
+    const preset = isPreset(params.range) ? params.range : undefined;
+    const href = intentListHref({
+      tool: String(form.get("tool") ?? "").trim(),
+      status: String(form.get("status") ?? ""),
+      resolution: String(form.get("resolution") ?? ""),
+      ...(!preset && base.fromEpochMs !== undefined ? { fromEpochMs: base.fromEpochMs } : {}),
+      ...(!preset && base.toEpochMs !== undefined ? { toEpochMs: base.toEpochMs } : {}),
+    });
+    router.push(tenant.href(preset ? `${href}${href.includes("?") ? "&" : "?"}range=${preset}` : href));
   }
 
   return (
@@ -121,11 +117,7 @@ export function IntentsListView({ params }: { params: Record<string, string> }) 
         </label>
         <button type="submit">Filter</button>
       </form>
-      {base.fromEpochMs !== undefined || base.toEpochMs !== undefined ? (
-        <p className="muted small">
-          Created from {formatTime(base.fromEpochMs ?? null)} to {formatTime(base.toEpochMs ?? null)}.
-        </p>
-      ) : null}
+      <ListRangePicker path="/intents" params={params} window={span} />
       {error ? <ErrorState error={error} title="Could not load the records" /> : null}
       {pending ? <Loading what="records" /> : null}
       {!pending && !error && items.length === 0 ? <NoResults>No intent record matches these filters.</NoResults> : null}

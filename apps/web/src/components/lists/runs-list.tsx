@@ -3,13 +3,16 @@
 import { useQuery } from "@tanstack/react-query";
 import { createColumnHelper } from "@tanstack/react-table";
 import Link from "next/link";
+import { useState } from "react";
 import { type Columns, DataTable } from "~/components/data-table";
+import { ListRangePicker } from "~/components/list-range-picker";
 import { useLiveInterval } from "~/components/live-refresh";
 import { EmptyState, ErrorState, Loading, NoResults } from "~/components/states";
 import { TenantLink, useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { formatDuration, formatTime } from "~/lib/format";
 import { RUN_STATUSES, type RunStatus, type RunSummary, runStatusLabel, summariseRuns } from "~/lib/run-summary";
 import { runPath } from "~/lib/search";
+import { parseListWindow } from "~/lib/time-range";
 import { useTRPC } from "~/trpc/react";
 
 /** Records read per page of runs (the API's largest page). */
@@ -44,14 +47,9 @@ const columns: Columns<RunSummary> = [
   col.accessor("unknownCount", { header: "UNKNOWNs", meta: { numeric: true, testId: "run-unknowns" } }),
 ];
 
-function epochMs(value: string | undefined): number | undefined {
-  const n = Number(value);
-  return value && Number.isFinite(n) && n > 0 ? n : undefined;
-}
-
 /**
  * The runs of the newest records (keyset-paged by `?cursor=`), with status, start, duration, tools
- * and UNKNOWN count; filters `status`, `tool`, `from`/`to` (epoch ms) in the URL. The filter form is
+ * and UNKNOWN count; filters `status`, `tool`, `range` or `from`/`to` (epoch ms) in the URL. The filter form is
  * a plain GET form, so it works before hydration. A run whose steps straddle two pages shows the
  * steps of this page.
  */
@@ -60,11 +58,9 @@ export function RunsList({ params }: { params: Record<string, string> }) {
   const trpc = useTRPC();
   const tenant = useTenantFilter();
   const status = RUN_STATUSES.includes(params.status as RunStatus) ? (params.status as RunStatus) : undefined;
-  const filters = {
-    ...(params.tool ? { tool: params.tool } : {}),
-    ...(epochMs(params.from) !== undefined ? { fromEpochMs: epochMs(params.from) } : {}),
-    ...(epochMs(params.to) !== undefined ? { toEpochMs: epochMs(params.to) } : {}),
-  };
+  const [now] = useState(() => Date.now());
+  const span = parseListWindow(params, now);
+  const filters = { ...(params.tool ? { tool: params.tool } : {}), ...span };
   const page = useQuery({
     ...trpc.intents.list.queryOptions({
       filters,
@@ -86,8 +82,10 @@ export function RunsList({ params }: { params: Record<string, string> }) {
   return (
     <>
       <h2>Runs</h2>
+      <ListRangePicker path="/runs" params={params} window={span} />
       <form method="get" action="/runs" className="toolbar" key={JSON.stringify(params)}>
         {tenant.tenant !== undefined ? <input type="hidden" name="tenant" value={tenant.tenant} /> : null}
+        {params.range ? <input type="hidden" name="range" value={params.range} /> : null}
         {params.from ? <input type="hidden" name="from" value={params.from} /> : null}
         {params.to ? <input type="hidden" name="to" value={params.to} /> : null}
         <label className="field">
