@@ -13,3 +13,15 @@ describeExecutorScenarios("executor on PrismaIntentStore (real PostgreSQL)", asy
     },
   };
 });
+
+describeExecutorScenarios("executor on PrismaIntentStore, outcome writes grouped (real PostgreSQL)", async () => {
+  const db = await createTestDatabase();
+  const store = createPrismaIntentStore({ databaseUrl: db.url, groupUpdates: true });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await db.drop();
+    },
+  };
+});

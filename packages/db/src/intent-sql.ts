@@ -102,10 +102,11 @@ export function listByRunSql(tenant: string, runId: string): Statement {
   };
 }
 
-type PatchKey = keyof IntentPatch;
+/** A field of an outcome patch. */
+export type PatchKey = keyof IntentPatch;
 
 /** How each patch field is written: its column and SQL cast, and how its value becomes a parameter. */
-const PATCH_COLUMNS: Record<PatchKey, { column: string; cast: string; param: (v: never) => unknown }> = {
+export const PATCH_COLUMNS: Record<PatchKey, { column: string; cast: string; param: (v: never) => unknown }> = {
   status: { column: "status", cast: '::"IntentStatus"', param: (v: string) => v },
   attempt: { column: "attempt", cast: "::int", param: (v: number) => v },
   deadlineEpochMs: {

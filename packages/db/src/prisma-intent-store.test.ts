@@ -13,3 +13,16 @@ describeIntentStoreContract("PrismaIntentStore on PostgreSQL", async () => {
     },
   };
 });
+
+describeIntentStoreContract("PrismaIntentStore on PostgreSQL, outcome writes grouped", async () => {
+  const db = await createTestDatabase();
+  // Every compare-and-set goes through the multi-row statement (alone, when nothing else waits).
+  const store = createPrismaIntentStore({ databaseUrl: db.url, groupUpdates: true });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await db.drop();
+    },
+  };
+});

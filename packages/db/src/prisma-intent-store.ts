@@ -13,8 +13,10 @@ import type {
 import { checkTenant, DEFAULT_TENANT } from "@tristate/core";
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
-import { ClaimBatcher, type ClaimBatcherOptions, type RunStatement } from "./claim-batcher.ts";
+import type { BatchedClaim } from "./claim-batch-sql.ts";
+import { type BatchClaimResult, claimBatcher, type RunStatement } from "./claim-batcher.ts";
 import { type Prisma, PrismaClient } from "./generated/prisma/client.ts";
+import type { GroupCommit, GroupCommitOptions } from "./group-commit.ts";
 import { type EventRow, type RecordRow, toIntentRecord, toStoredEvent } from "./intent-row.ts";
 import {
   appendEventsSql,
@@ -28,6 +30,8 @@ import {
   type Statement,
   updateSql,
 } from "./intent-sql.ts";
+import type { BatchedUpdate } from "./update-batch-sql.ts";
+import { updateBatcher } from "./update-batcher.ts";
 
 /** Options of {@link PrismaIntentStore}. */
 export interface PrismaIntentStoreOptions {
@@ -42,9 +46,14 @@ export interface PrismaIntentStoreOptions {
   singleSession?: boolean;
   /**
    * Group commit: concurrent claims share one multi-row statement and one durable commit
-   * ({@link ClaimBatcher}); `false` sends each claim alone. @default true
+   * ({@link claimBatcher}); `false` sends each claim alone. @default true
    */
-  groupCommit?: boolean | ClaimBatcherOptions;
+  groupCommit?: boolean | GroupCommitOptions;
+  /**
+   * Group commit of outcome writes too: concurrent compare-and-sets of one shape share a statement
+   * ({@link updateBatcher}). @default false
+   */
+  groupUpdates?: boolean | GroupCommitOptions;
   /** The tenant this store is confined to (see {@link PrismaIntentStore.forTenant}). @default "default" */
   tenant?: string;
 }
@@ -56,7 +65,9 @@ interface Shared {
   prepare: boolean;
   closed: boolean;
   /** Null when group commit is off. */
-  batcher: ClaimBatcher | null;
+  batcher: GroupCommit<BatchedClaim, BatchClaimResult> | null;
+  /** Null when outcome writes are not grouped. */
+  updates: GroupCommit<BatchedUpdate, IntentRecord | null> | null;
 }
 
 /**
@@ -90,14 +101,12 @@ export class PrismaIntentStore implements IntentStore {
       const group = options.groupCommit ?? true;
       const run: RunStatement = async <T>(statement: Statement) =>
         (await pool.query(prepare ? statement : { text: statement.text, values: statement.values })).rows as T[];
-      const batcher =
-        group === false
-          ? null
-          : new ClaimBatcher(run, {
-              ...(options.singleSession ? { maxInFlight: 1 } : {}),
-              ...(group === true ? {} : group),
-            });
-      this.#shared = { pool, prisma, prepare, closed: false, batcher };
+      const one = options.singleSession ? { maxInFlight: 1 } : {};
+      const batcher = group === false ? null : claimBatcher(run, { ...one, ...(group === true ? {} : group) });
+      const groupUpdates = options.groupUpdates ?? false;
+      const updates =
+        groupUpdates === false ? null : updateBatcher(run, { ...one, ...(groupUpdates === true ? {} : groupUpdates) });
+      this.#shared = { pool, prisma, prepare, closed: false, batcher, updates };
     }
     this.prisma = this.#shared.prisma;
   }
@@ -114,6 +123,11 @@ export class PrismaIntentStore implements IntentStore {
   /** Group commit's counters (null when it is off): batch statements sent and the claims they held. */
   get claimBatchStats(): { batches: number; claims: number } | null {
     return this.#shared.batcher?.stats ?? null;
+  }
+
+  /** Grouped outcome writes' counters (null when off): batch statements sent and the writes they held. */
+  get updateBatchStats(): { batches: number; claims: number } | null {
+    return this.#shared.updates?.stats ?? null;
   }
 
   /** The `pg` pool (for health checks and raw queries beyond the port). */
@@ -138,7 +152,7 @@ export class PrismaIntentStore implements IntentStore {
       throw new TypeError(`claim: record of tenant "${record.tenant}" in the store of tenant "${this.tenant}"`);
     const batcher = this.#shared.batcher;
     if (batcher) {
-      const result = await batcher.claim({ tenant: this.tenant, record, events, nowEpochMs });
+      const result = await batcher.write({ tenant: this.tenant, record, events, nowEpochMs });
       if (result.claimed) return result;
       if (result.existing) return { claimed: false, existing: result.existing };
       return this.#existing(record);
@@ -224,6 +238,11 @@ export class PrismaIntentStore implements IntentStore {
   ): Promise<IntentRecord | null> {
     const durable = options?.durable !== false;
     const onlyIfLeaseExpired = options?.onlyIfLeaseExpired === true;
+    const updates = this.#shared.updates;
+    if (updates) {
+      const tenant = this.tenant;
+      return updates.write({ tenant, key, expectedVersion, patch, events, nowEpochMs, durable, onlyIfLeaseExpired });
+    }
     const [row] = await this.#query(
       updateSql(this.tenant, key, expectedVersion, patch, events, nowEpochMs, { durable, onlyIfLeaseExpired }),
     );

@@ -29,7 +29,12 @@ describe("group commit: concurrent claims with conflicts (real PostgreSQL)", () 
   beforeAll(async () => {
     db = await createTestDatabase();
     // Small batches and two in flight: conflicting claims are deferred, others queue behind a batch.
-    store = new PrismaIntentStore({ databaseUrl: db.url, poolSize: 8, groupCommit: { maxBatch: 5, maxInFlight: 2 } });
+    store = new PrismaIntentStore({
+      databaseUrl: db.url,
+      poolSize: 8,
+      groupCommit: { maxBatch: 5, maxInFlight: 2 },
+      groupUpdates: { maxBatch: 5, maxInFlight: 2 },
+    });
     reader = new pg.Client(parseIntoClientConfig(db.url));
     await reader.connect();
   });
@@ -116,6 +121,72 @@ describe("group commit: concurrent claims with conflicts (real PostgreSQL)", () 
     );
     // The property ran through real batches, not only one claim at a time.
     const stats = store.claimBatchStats!;
+    expect(stats.claims).toBeGreaterThan(stats.batches);
+  });
+
+  it("grouped compare-and-sets: at most one winner per (record, version), versions count the winners, events only theirs", async () => {
+    const opArb = fc.record({
+      record: fc.integer({ min: 0, max: 3 }),
+      expected: fc.integer({ min: 1, max: 3 }),
+      withResult: fc.boolean(),
+      durable: fc.boolean(),
+      delayMs: fc.constantFrom(0, 0, 1),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 20 }), async (ops) => {
+        const run = `cas-${++round}`;
+        const now = Date.now();
+        const keys = [0, 1, 2, 3].map((r) => `${run}-r${r}`);
+        for (const [r, key] of keys.entries()) {
+          const record: NewIntentRecord = {
+            key,
+            runId: run,
+            stepId: `s-${r}`,
+            tool: "refund",
+            args: {},
+            identity: {},
+            attempt: 1,
+            deadlineEpochMs: now + 60_000,
+            compensation: null,
+            createdAtEpochMs: now,
+            traceId: null,
+          };
+          expect((await store.claim(record, [], now)).claimed).toBe(true);
+        }
+        const results = await Promise.all(
+          ops.map(async (op, i) => {
+            if (op.delayMs > 0) await new Promise((r) => setTimeout(r, op.delayMs));
+            const key = keys[op.record]!;
+            return store.update(
+              key,
+              op.expected,
+              { status: "UNKNOWN", attempt: 100 + i, ...(op.withResult ? { result: null } : {}) },
+              [{ key, type: "sweep", atEpochMs: now, data: { op: i } }],
+              now,
+              { durable: op.durable },
+            );
+          }),
+        );
+        for (const [r, key] of keys.entries()) {
+          const won = ops.flatMap((op, i) => (op.record === r && results[i] ? [i] : []));
+          const versions = won.map((i) => ops[i]!.expected);
+          expect(new Set(versions).size).toBe(versions.length); // one winner per (record, version)
+          for (const i of won) expect(results[i]).toMatchObject({ version: ops[i]!.expected + 1, attempt: 100 + i });
+          const { rows } = await reader.query<{ version: number; attempt: number }>(
+            "SELECT version, attempt FROM intent_records WHERE tenant = 'default' AND key = $1",
+            [key],
+          );
+          expect(rows[0]!.version).toBe(1 + won.length);
+          const events = await reader.query<{ data: { op: number } }>(
+            "SELECT data FROM intent_events WHERE tenant = 'default' AND key = $1 AND type = 'sweep' ORDER BY id",
+            [key],
+          );
+          expect(events.rows.map((e) => e.data.op).sort((a, b) => a - b)).toEqual([...won].sort((a, b) => a - b));
+        }
+      }),
+      { numRuns: 40 },
+    );
+    const stats = store.updateBatchStats!;
     expect(stats.claims).toBeGreaterThan(stats.batches);
   });
 
