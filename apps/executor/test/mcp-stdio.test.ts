@@ -96,6 +96,22 @@ describe("npx tristate mcp (stdio)", () => {
     expect((await stack.get("calls.get", { key }, stack.keys.agent)).status).toBe(404); // default tenant
   });
 
+  it("a key revoked while `tristate mcp` runs is refused at its next call; nothing is sent", async () => {
+    const made = await new ApiKeyStore(stack.service.services.store.prisma).create({
+      name: "stdio soon revoked",
+      role: "agent",
+      tenant: "acme",
+    });
+    const client = await stdioClient(made.secret);
+    const ok = await client.callTool({ name: "open_ticket", arguments: { subject: "before revoke" } });
+    expect(envelopeOf(ok)).toMatchObject({ status: "SUCCEEDED" });
+    await new ApiKeyStore(stack.service.services.store.prisma).revoke(made.info.id);
+    await expect(client.callTool({ name: "open_ticket", arguments: { subject: "after revoke" } })).rejects.toThrow(
+      /no longer valid \(revoked\)/,
+    );
+    expect(ticketsAbout("after revoke")).toHaveLength(0);
+  });
+
   it("timeout, cancel, repeat over stdio: one effect", async () => {
     const client = await stdioClient(acmeKey);
     desk.desk.answerDelayMs = 1500;

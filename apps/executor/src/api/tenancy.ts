@@ -21,10 +21,26 @@ interface Caller {
 }
 
 /**
- * The tenant a call acts in: the key's own; an admin key may name another (`tenant` input).
- * @throws AppError FORBIDDEN (field `tenant`) when a non-admin key names a tenant other than its own.
+ * The tenant a call acts in: the key's own; an admin key may name another (`tenant` input) that
+ * exists — a tenant exists once a key is made in it, and only such tenants are swept and listed, so
+ * no record may be written into one that is not.
+ * @throws AppError FORBIDDEN (field `tenant`) when a non-admin key names a tenant other than its own;
+ *   NOT_FOUND (field `tenant`) when an admin names a tenant that has no keys.
  */
-export function actingTenant(ctx: Caller, requested: string | undefined): string {
+export async function actingTenant(ctx: Caller, requested: string | undefined): Promise<string> {
+  const tenant = ownOrNamed(ctx, requested);
+  if (tenant !== ctx.auth.tenant && !(await ctx.services.tenants.list()).includes(tenant)) {
+    throw new AppError(
+      "NOT_FOUND",
+      `tenant: no tenant "${tenant}" (a tenant exists once a key is made in it: keys.create { tenant })`,
+      { field: "tenant" },
+    );
+  }
+  return tenant;
+}
+
+/** The key's own tenant, or (admins only) the one named. @throws AppError FORBIDDEN (field `tenant`). */
+function ownOrNamed(ctx: Caller, requested: string | undefined): string {
   if (requested === undefined || requested === ctx.auth.tenant) return ctx.auth.tenant;
   if (ctx.auth.role === "admin") return requested;
   throw new AppError(
@@ -41,7 +57,7 @@ export function actingTenant(ctx: Caller, requested: string | undefined): string
  */
 export function readTenant(ctx: Caller, requested: string | undefined): string | undefined {
   if (ctx.auth.role === "admin") return requested;
-  return actingTenant(ctx, requested);
+  return ownOrNamed(ctx, requested);
 }
 
 /**

@@ -40,6 +40,11 @@ export interface GatewayOptions {
   caller: { name: string; tenant: string };
   /** Counts calls in flight (incremented when a call starts, decremented when it ends), for a graceful stop. */
   inFlight?: { count: number };
+  /**
+   * Checked before every `tools/call` (stdio: the key may have been revoked since start-up).
+   * @throws McpError to refuse the call (nothing is sent).
+   */
+  authorize?(): Promise<void>;
 }
 
 /** The system-prompt rule sent as the server's `instructions` (clients may add it to the model's prompt). */
@@ -95,6 +100,7 @@ export function createGatewayServer(options: GatewayOptions): Server {
         throw new McpError(ErrorCode.InvalidParams, error.message, { field: error.field });
       throw error;
     }
+    await options.authorize?.();
     const deadline = deadlineOf(meta, options);
     const token = meta?.[META_CONFIRMATION];
     if (options.inFlight) options.inFlight.count++;

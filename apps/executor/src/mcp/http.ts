@@ -7,8 +7,9 @@
  *   call tools). The key's tenant decides the executor: its records, its keys.
  * - Sessions: `initialize` (a POST without `Mcp-Session-Id`) opens one; its id is the run of calls that
  *   name none (run-step.ts). A session belongs to the key that opened it: another key sending its id
- *   gets 404, as for an unknown session. Sessions idle for {@link SESSION_IDLE_MS} are closed; at most
- *   {@link MAX_SESSIONS} are open per process (then 503). `DELETE /mcp` ends one.
+ *   gets 404, as for an unknown session. Sessions idle for {@link SESSION_IDLE_MS} are closed; a key
+ *   holds at most {@link MAX_SESSIONS_PER_KEY} (its least recently used one ends when it opens more),
+ *   and at most {@link MAX_SESSIONS} are open per process (then 503). `DELETE /mcp` ends one.
  * - POSTs are answered as JSON (no SSE stream); `GET /mcp` (a server-to-client stream) is 405.
  */
 import { randomUUID } from "node:crypto";
@@ -25,6 +26,11 @@ import { sessionRunId } from "./run-step.ts";
 export const SESSION_IDLE_MS = 30 * 60_000;
 /** Most open sessions per executor process. */
 export const MAX_SESSIONS = 10_000;
+/**
+ * Most open sessions per API key: a key that opens more ends its own least recently used one, so
+ * one key (one tenant) can never fill the process's sessions for the others.
+ */
+export const MAX_SESSIONS_PER_KEY = 100;
 
 /** Roles that may call tools over MCP. */
 const CALLER_ROLES: ReadonlySet<string> = new Set(["agent", "admin"]);
@@ -123,6 +129,14 @@ export function createMcpHttpHandler(services: Services, throttle: AuthThrottle)
   };
 
   const open = async (auth: ApiKeyInfo, req: IncomingMessage, res: ServerResponse, body: unknown) => {
+    const own = [...sessions.entries()].filter(([, s]) => s.keyId === auth.id);
+    if (own.length >= MAX_SESSIONS_PER_KEY) {
+      own.sort(([, a], [, b]) => a.lastUsedEpochMs - b.lastUsedEpochMs);
+      for (const [sid, s] of own.slice(0, own.length - MAX_SESSIONS_PER_KEY + 1)) {
+        sessions.delete(sid);
+        await s.transport.close().catch(() => {});
+      }
+    }
     if (sessions.size >= MAX_SESSIONS) {
       return fail(res, 503, -32000, "too many open MCP sessions; end unused ones (DELETE /mcp) and try again");
     }

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { createConfirmationTokens, createExecutor } from "@tristate/core";
 import { ApiKeyStore, openDatabase } from "@tristate/db";
 import pino from "pino";
@@ -51,7 +52,8 @@ export async function runMcpStdio(io: StdioIo): Promise<number> {
       ...(env.TRISTATE_DATA_DIR ? { dataDir: env.TRISTATE_DATA_DIR } : {}),
       poolSize: 8,
     });
-    const auth = await new ApiKeyStore(db.store.prisma).verify(secret);
+    const keys = new ApiKeyStore(db.store.prisma);
+    const auth = await keys.verify(secret);
     if (!auth) {
       io.err(`tristate mcp: ${API_KEY_VARIABLE} is not a valid key (invalid or revoked)\n`);
       return 1;
@@ -84,6 +86,15 @@ export async function runMcpStdio(io: StdioIo): Promise<number> {
       logger,
       caller: { name: auth.name, tenant: auth.tenant },
       inFlight,
+      // Revoking the key takes effect at once here too: it is checked again before every call.
+      async authorize() {
+        if (!(await keys.verify(secret))) {
+          throw new McpError(
+            ErrorCode.InvalidRequest,
+            `${API_KEY_VARIABLE} is no longer valid (revoked); nothing was sent`,
+          );
+        }
+      },
     });
     const ended = new Promise<void>((resolve) => {
       io.stdin.on("end", resolve);

@@ -39,6 +39,8 @@ export interface Context {
   auth: ApiKeyInfo | null;
   /** Whether an Authorization header was sent (to tell "no key" from "bad key"). */
   presentedKey: boolean;
+  /** How the caller authenticated: an API key (`Bearer`), a dashboard session (`Session`), or not at all. */
+  via: "key" | "session" | null;
   /** W3C trace context extracted from `traceparent`/`tracestate`. */
   traceContext: OtelContext;
   /** Sets a header of the answer (e.g. `Retry-After` on a 503). */
@@ -89,6 +91,7 @@ async function buildContext(
       services,
       auth: await services.sessions.resolve(session[1], limits, services.now()),
       presentedKey: true,
+      via: "session",
       traceContext: propagation.extract(ROOT_CONTEXT, req.headers),
       setHeader: (name, value) => res.setHeader(name, value),
     };
@@ -109,6 +112,7 @@ async function buildContext(
     services,
     auth,
     presentedKey: header !== undefined,
+    via: auth ? "key" : null,
     traceContext: propagation.extract(ROOT_CONTEXT, req.headers),
     setHeader: (name, value) => res.setHeader(name, value),
   };

@@ -73,7 +73,7 @@ export const executeCall = agentProcedure.input(executeInput).mutation(async ({ 
     maxBudgetMs: services.env.TRISTATE_MAX_BUDGET_MS,
     defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
   });
-  const tenant = actingTenant(ctx, input.tenant);
+  const tenant = await actingTenant(ctx, input.tenant);
   const envelope = await services.tenants.executor(tenant).call({
     runId: input.runId,
     stepId: input.stepId,

@@ -32,24 +32,25 @@ export const issueConfirmationInput = z
  * `confirmationToken` to `calls.execute`.
  * @throws AppError NOT_FOUND for an unknown tool, BAD_INPUT naming the argument that fails the tool's schema.
  */
-export const issueConfirmationProcedure = operatorProcedure.input(issueConfirmationInput).mutation(({ ctx, input }) => {
-  const { services } = ctx;
-  if (!services.executor.tools.has(input.tool)) {
-    throw new AppError("NOT_FOUND", `tool "${input.tool}" is not in the catalog`, { field: "tool" });
-  }
-  let key: string;
-  try {
-    key = services.tenants
-      .executor(actingTenant(ctx, input.tenant))
-      .keyFor({ runId: input.runId, stepId: input.stepId, tool: input.tool, args: input.args });
-  } catch (error) {
-    const message = error instanceof Error ? error.message.replace(/^keyFor: /, "") : String(error);
-    const field = /^(args\.[^\s]+)/.exec(message)?.[1] ?? "args";
-    throw new AppError("BAD_INPUT", message, { field });
-  }
-  const now = services.now();
-  const ttlMs = input.ttlMs ?? DEFAULT_CONFIRMATION_TTL_MS;
-  const token = services.confirmations.issue(key, now, ttlMs);
-  services.logger.info({ idempotency_key: key, tool: input.tool, issuer: ctx.auth.name }, "confirmation issued");
-  return { token, idempotencyKey: key, expiresAtEpochMs: now + ttlMs };
-});
+export const issueConfirmationProcedure = operatorProcedure
+  .input(issueConfirmationInput)
+  .mutation(async ({ ctx, input }) => {
+    const { services } = ctx;
+    if (!services.executor.tools.has(input.tool)) {
+      throw new AppError("NOT_FOUND", `tool "${input.tool}" is not in the catalog`, { field: "tool" });
+    }
+    const executor = services.tenants.executor(await actingTenant(ctx, input.tenant));
+    let key: string;
+    try {
+      key = executor.keyFor({ runId: input.runId, stepId: input.stepId, tool: input.tool, args: input.args });
+    } catch (error) {
+      const message = error instanceof Error ? error.message.replace(/^keyFor: /, "") : String(error);
+      const field = /^(args\.[^\s]+)/.exec(message)?.[1] ?? "args";
+      throw new AppError("BAD_INPUT", message, { field });
+    }
+    const now = services.now();
+    const ttlMs = input.ttlMs ?? DEFAULT_CONFIRMATION_TTL_MS;
+    const token = services.confirmations.issue(key, now, ttlMs);
+    services.logger.info({ idempotency_key: key, tool: input.tool, issuer: ctx.auth.name }, "confirmation issued");
+    return { token, idempotencyKey: key, expiresAtEpochMs: now + ttlMs };
+  });

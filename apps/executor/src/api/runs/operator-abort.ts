@@ -32,7 +32,7 @@ export const operatorAbortRunProcedure = operatorProcedure
       maxBudgetMs: services.env.TRISTATE_MAX_BUDGET_MS,
       defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
     });
-    const tenant = actingTenant(ctx, input.tenant);
+    const tenant = await actingTenant(ctx, input.tenant);
     const report = await services.tenants.executor(tenant).abortRun(input.runId, deadline);
     services.logger.info(
       {

@@ -38,6 +38,7 @@ export const planRunProcedure = agentProcedure.input(planRunInput).mutation(asyn
       });
     }
   }
-  await ctx.services.tenants.executor(actingTenant(ctx, input.tenant)).declarePlan(input.runId, input.steps);
+  const tenant = await actingTenant(ctx, input.tenant);
+  await ctx.services.tenants.executor(tenant).declarePlan(input.runId, input.steps);
   return { runId: input.runId, steps: input.steps.length };
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AppError } from "../../app-error.ts";
 import type { Services } from "../../trpc/context.ts";
 import { publicProcedure, viewerProcedure } from "../../trpc/init.ts";
 
@@ -14,6 +15,13 @@ export function sessionLimits(services: Services) {
  * idle timeout, and who it is. Only the id's SHA-256 is stored. Agent keys are refused (403).
  */
 export const createSessionProcedure = viewerProcedure.mutation(async ({ ctx }) => {
+  // A session must not mint the next one: its absolute expiry would then never end anything.
+  if (ctx.via !== "key") {
+    throw new AppError(
+      "FORBIDDEN",
+      "sessions.create needs the API key itself (Authorization: Bearer <key>), not a session",
+    );
+  }
   const limits = sessionLimits(ctx.services);
   const now = ctx.services.now();
   await ctx.services.sessions.purgeExpired(limits, now);
