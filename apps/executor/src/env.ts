@@ -48,6 +48,11 @@ const schema = z.object({
   TRISTATE_KEEP_ALIVE_TIMEOUT_MS: ms(5_000, 100, 600_000),
   /** Most open client connections; further ones are closed at once (and logged). */
   TRISTATE_MAX_CONNECTIONS: ms(1000, 1, 1_000_000),
+  /**
+   * Most open connections from one address (trusted proxies exempt), so one client cannot take the
+   * whole connection budget (slow bodies held open); further ones are closed at once.
+   */
+  TRISTATE_MAX_CONNECTIONS_PER_ADDRESS: ms(100, 1, 1_000_000),
   /** Failed authentications (bad, revoked or malformed key) one client address may make per window before 429. */
   TRISTATE_AUTH_FAILURES: ms(10, 1, 100_000),
   /** The window those failures are counted in, ms. */

@@ -72,6 +72,11 @@ export function createHttpServer(
     }
     if (!path.startsWith("/trpc/"))
       return json(res, 404, { error: { message: `no route ${path}; the API is under /trpc/ (MCP: /mcp)` } });
+    // No key and a procedure that needs one: 401 at once, without reading (or waiting for) the body.
+    if (req.headers.authorization === undefined && !onlyPublicProcedures(path)) {
+      res.setHeader("connection", "close");
+      return writeTrpcError(res, 401, "UNAUTHORIZED", "an API key is required: Authorization: Bearer <key>");
+    }
     const declared = Number(req.headers["content-length"] ?? "0");
     if (declared > env.TRISTATE_MAX_BODY_BYTES) {
       return writeTrpcError(
@@ -106,6 +111,29 @@ export function createHttpServer(
     trpc(req, res);
   });
   server.maxConnections = env.TRISTATE_MAX_CONNECTIONS;
+  const perAddress = new Map<string, number>();
+  let refusedPerAddress = 0;
+  server.on("connection", (socket) => {
+    const address = socket.remoteAddress ?? "";
+    if (throttle.isTrustedPeer(address)) return;
+    const open = (perAddress.get(address) ?? 0) + 1;
+    if (open > env.TRISTATE_MAX_CONNECTIONS_PER_ADDRESS) {
+      socket.destroy();
+      if (refusedPerAddress++ % 100 === 0) {
+        services.logger.warn(
+          { address, limit: env.TRISTATE_MAX_CONNECTIONS_PER_ADDRESS },
+          "too many connections from one address: closed (TRISTATE_MAX_CONNECTIONS_PER_ADDRESS)",
+        );
+      }
+      return;
+    }
+    perAddress.set(address, open);
+    socket.once("close", () => {
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left <= 0) perAddress.delete(address);
+      else perAddress.set(address, left);
+    });
+  });
   server.on("close", () => void mcp.close());
   let dropped = 0;
   let droppedLoggedAt = 0;
@@ -121,4 +149,18 @@ export function createHttpServer(
     dropped = 0;
   });
   return { server, inFlight: () => inFlight };
+}
+
+/** Procedures that need no key (`publicProcedure`). */
+const PUBLIC_PROCEDURES: ReadonlySet<string> = new Set(["sessions.end"]);
+
+/** Whether every procedure a `/trpc/<a>,<b>` path names needs no key. */
+function onlyPublicProcedures(path: string): boolean {
+  let names: string[];
+  try {
+    names = decodeURIComponent(path.slice("/trpc/".length)).split(",");
+  } catch {
+    return false;
+  }
+  return names.length > 0 && names.every((name) => PUBLIC_PROCEDURES.has(name));
 }

@@ -18,6 +18,8 @@ export interface AuthThrottle {
   clientOf(req: IncomingMessage): string;
   /** Records a failed authentication from `client` and says whether to refuse it with 429. */
   failed(client: string): Promise<FailureVerdict>;
+  /** Whether a TCP peer's address is one of `TRISTATE_TRUSTED_PROXIES` (e.g. the dashboard's server). */
+  isTrustedPeer(address: string): boolean;
 }
 
 /** While an address is throttled, one log line per this many refused attempts (the first always). */
@@ -44,6 +46,7 @@ export function createAuthThrottle(env: Env, logger: () => Logger): AuthThrottle
   };
 
   return {
+    isTrustedPeer: (address) => isTrusted(normalizeAddress(address)),
     clientOf(req) {
       let client = normalizeAddress(req.socket.remoteAddress ?? "");
       const forwarded = req.headers["x-forwarded-for"];
