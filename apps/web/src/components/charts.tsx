@@ -21,9 +21,9 @@ export function ResolutionBar({ segments, onOpen }: { segments: MixSegment[]; on
   if (!total) return <span className="muted small">no UNKNOWN outcomes</span>;
   const row = Object.fromEntries(segments.map((s) => [s.key, s.count]));
   return (
-    <div role="img" aria-label={label} style={{ width: 160, height: 22 }}>
+    <div role="img" aria-label={label} style={{ width: 130, height: 22 }}>
       <BarChart
-        width={160}
+        width={130}
         height={22}
         data={[row]}
         layout="vertical"

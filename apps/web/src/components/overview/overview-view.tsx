@@ -200,20 +200,20 @@ export function OverviewView({
       col.accessor((t) => (t.timeoutMs && t.latency.p99Ms !== null ? t.latency.p99Ms / t.timeoutMs : -1), {
         id: "latency",
         header: "Latency p50 / p95 / p99 vs timeout",
+        enableSorting: true,
         meta: { testId: "latency" },
         cell: (c) => {
           const t = c.row.original;
           const ratio = c.getValue() as number;
           return (
-            <span>
+            <span className="latency">
               <span className="nowrap">
                 {formatDuration(t.latency.p50Ms)} / {formatDuration(t.latency.p95Ms)} /{" "}
                 {formatDuration(t.latency.p99Ms)}
               </span>{" "}
               <span className="nowrap small">of {formatDuration(t.timeoutMs)}</span>
               {t.timeoutNearLatency ? (
-                <span className="flag nowrap" data-testid="timeout-flag">
-                  {" "}
+                <span className="flag block" data-testid="timeout-flag">
                   ⚠ timeout too close: p99 is {Math.round(ratio * 100)}% of it
                 </span>
               ) : null}
