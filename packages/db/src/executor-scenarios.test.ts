@@ -14,9 +14,9 @@ describeExecutorScenarios("executor on PrismaIntentStore (real PostgreSQL)", asy
   };
 });
 
-describeExecutorScenarios("executor on PrismaIntentStore, outcome writes grouped (real PostgreSQL)", async () => {
+describeExecutorScenarios("executor on PrismaIntentStore, no group commit (real PostgreSQL)", async () => {
   const db = await createTestDatabase();
-  const store = createPrismaIntentStore({ databaseUrl: db.url, groupUpdates: true });
+  const store = createPrismaIntentStore({ databaseUrl: db.url, groupCommit: false, groupUpdates: false });
   return {
     store,
     async cleanup() {

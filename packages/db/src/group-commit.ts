@@ -4,6 +4,8 @@ export interface GroupCommitOptions {
   maxBatch?: number;
   /** Batch statements in flight at once (each on its own pooled connection). @default 2 */
   maxInFlight?: number;
+  /** Run a write that goes alone through the multi-row statement too (tests of that statement). @default false */
+  alwaysBatch?: boolean;
 }
 
 /** What a {@link GroupCommit} batches: how its writes combine and how a batch is run. */
@@ -12,6 +14,8 @@ export interface GroupCommitSpec<T, R> {
   fits(a: T, b: T): boolean;
   /** Runs one batch as one statement (one commit); one result per write, in order. */
   run(batch: T[]): Promise<R[]>;
+  /** Runs a write that goes alone (the single-row statement, when it is cheaper); default `run([item])`. */
+  runOne?(item: T): Promise<R>;
 }
 
 interface Waiting<T, R> {
@@ -35,6 +39,7 @@ export class GroupCommit<T, R> {
   readonly #spec: GroupCommitSpec<T, R>;
   readonly #maxBatch: number;
   readonly #maxInFlight: number;
+  readonly #alwaysBatch: boolean;
   /** Batch statements sent and the writes they held (writes / batches = the mean batch size). */
   readonly stats = { batches: 0, claims: 0 };
   #queue: Waiting<T, R>[] = [];
@@ -45,6 +50,7 @@ export class GroupCommit<T, R> {
     this.#spec = spec;
     this.#maxBatch = options.maxBatch ?? 64;
     this.#maxInFlight = options.maxInFlight ?? 2;
+    this.#alwaysBatch = options.alwaysBatch ?? false;
     for (const [name, v] of [
       ["maxBatch", this.#maxBatch],
       ["maxInFlight", this.#maxInFlight],
@@ -85,7 +91,9 @@ export class GroupCommit<T, R> {
   async #send(batch: Waiting<T, R>[]): Promise<void> {
     let results: R[];
     try {
-      results = await this.#spec.run(batch.map((w) => w.item));
+      const runOne = this.#alwaysBatch ? undefined : this.#spec.runOne;
+      results =
+        runOne && batch.length === 1 ? [await runOne(batch[0]!.item)] : await this.#spec.run(batch.map((w) => w.item));
       if (results.length !== batch.length)
         throw new Error(`batch of ${batch.length} returned ${results.length} results`);
     } catch (error) {

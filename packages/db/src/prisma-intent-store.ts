@@ -31,7 +31,7 @@ import {
   updateSql,
 } from "./intent-sql.ts";
 import type { BatchedUpdate } from "./update-batch-sql.ts";
-import { updateBatcher } from "./update-batcher.ts";
+import { type BatchedEventsRead, eventsReader, updateBatcher } from "./update-batcher.ts";
 
 /** Options of {@link PrismaIntentStore}. */
 export interface PrismaIntentStoreOptions {
@@ -51,7 +51,8 @@ export interface PrismaIntentStoreOptions {
   groupCommit?: boolean | GroupCommitOptions;
   /**
    * Group commit of outcome writes too: concurrent compare-and-sets of one shape share a statement
-   * ({@link updateBatcher}). @default false
+   * ({@link updateBatcher}), and concurrent timeline reads one `key = ANY` query ({@link eventsReader}):
+   * the sweeper's many records at once. A write or read that goes alone runs the single-row statement. @default true
    */
   groupUpdates?: boolean | GroupCommitOptions;
   /** The tenant this store is confined to (see {@link PrismaIntentStore.forTenant}). @default "default" */
@@ -68,6 +69,8 @@ interface Shared {
   batcher: GroupCommit<BatchedClaim, BatchClaimResult> | null;
   /** Null when outcome writes are not grouped. */
   updates: GroupCommit<BatchedUpdate, IntentRecord | null> | null;
+  /** Timeline reads grouped alongside (with `groupUpdates`); null when not. */
+  events: GroupCommit<BatchedEventsRead, StoredIntentEvent[]> | null;
 }
 
 /**
@@ -103,10 +106,11 @@ export class PrismaIntentStore implements IntentStore {
         (await pool.query(prepare ? statement : { text: statement.text, values: statement.values })).rows as T[];
       const one = options.singleSession ? { maxInFlight: 1 } : {};
       const batcher = group === false ? null : claimBatcher(run, { ...one, ...(group === true ? {} : group) });
-      const groupUpdates = options.groupUpdates ?? false;
+      const groupUpdates = options.groupUpdates ?? true;
       const updates =
         groupUpdates === false ? null : updateBatcher(run, { ...one, ...(groupUpdates === true ? {} : groupUpdates) });
-      this.#shared = { pool, prisma, prepare, closed: false, batcher, updates };
+      const events = updates && eventsReader(run, { ...one, ...(groupUpdates === true ? {} : groupUpdates) });
+      this.#shared = { pool, prisma, prepare, closed: false, batcher, updates, events };
     }
     this.prisma = this.#shared.prisma;
   }
@@ -261,6 +265,7 @@ export class PrismaIntentStore implements IntentStore {
 
   /** @inheritdoc */
   async listEvents(key: string): Promise<StoredIntentEvent[]> {
+    if (this.#shared.events) return this.#shared.events.write({ tenant: this.tenant, key });
     const { rows } = await this.#shared.pool.query<EventRow>(this.#statement(listEventsSql(this.tenant, key)));
     return rows.map(toStoredEvent);
   }

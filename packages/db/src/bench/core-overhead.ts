@@ -155,7 +155,12 @@ async function main(): Promise<void> {
 
     // --- 3. executor on PostgreSQL ---
     const store = new PrismaIntentStore({ databaseUrl: db.url, poolSize: CONCURRENCY });
-    const ungrouped = new PrismaIntentStore({ databaseUrl: db.url, poolSize: CONCURRENCY, groupCommit: false });
+    const ungrouped = new PrismaIntentStore({
+      databaseUrl: db.url,
+      poolSize: CONCURRENCY,
+      groupCommit: false,
+      groupUpdates: false,
+    });
     let postgres: Record<(typeof PG_MODES)[number], ExecutorFigures>;
     try {
       postgres = await measureExecutors(
