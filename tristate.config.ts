@@ -75,12 +75,13 @@ export default defineCatalog((env) => {
           order_id: { type: "string", minLength: 1, maxLength: 64, description: "The order to refund, e.g. A-1182" },
           // Money: positive, bounded, at most two decimals. A string (the exact form) must be a plain
           // decimal from 0.01 to 10000.00: no sign, exponent or third decimal. A number is held to
-          // 0.01–10000 (the declarative format has no multipleOf, so a number's third decimal is not
-          // refused; the key rounds it to two places). -50, 1e300, "1e309" and "1e-400" are refused.
+          // 0.01–10000 in steps of 0.01 (0.015 and 9999.999 are refused, never rounded into another
+          // amount's key). -50, 1e300, "1e309" and "1e-400" are refused.
           amount: {
             type: ["number", "string"],
             minimum: 0.01,
             maximum: 10_000,
+            multipleOf: 0.01,
             pattern: MONEY_PATTERN,
             description: 'Amount in major units, 0.01 to 10000.00 with at most two decimals, e.g. "49.90" or 49.9',
           },

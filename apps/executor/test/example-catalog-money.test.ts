@@ -55,6 +55,8 @@ describe("the example catalog's refund amount is money (POST /trpc/calls.execute
       10_000.01,
       "10000.01",
       "49.999",
+      0.015, // a number's third decimal: refused, not rounded into 0.02's key (review finding)
+      9999.999,
       "049.90",
       " 49.90",
       "1,000",
@@ -111,5 +113,6 @@ describe("the example catalog's refund amount is money (POST /trpc/calls.execute
     expect(amount).toContain('"minimum":0.01');
     expect(amount).toContain('"maximum":10000');
     expect(amount).toContain('"pattern"');
+    expect(amount).toContain('"multipleOf":0.01');
   });
 });

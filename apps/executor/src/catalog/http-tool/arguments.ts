@@ -91,6 +91,7 @@ function fieldSchema(p: Property): ZodType {
         let n = t === "integer" ? z.number().int() : z.number();
         if (p.minimum !== undefined) n = n.min(p.minimum);
         if (p.maximum !== undefined) n = n.max(p.maximum);
+        if (p.multipleOf !== undefined) n = n.multipleOf(p.multipleOf);
         return n;
       }
       default:

@@ -49,6 +49,8 @@ const propertyRules = {
     .optional(),
   minimum: z.number().optional(),
   maximum: z.number().optional(),
+  /** JSON Schema's `multipleOf` for numbers, e.g. 0.01 for money with two decimals (checked float-safe by zod). */
+  multipleOf: z.number().positive("must be greater than 0").optional(),
 };
 
 /** One argument field in JSON Schema form. */
