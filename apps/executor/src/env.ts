@@ -78,8 +78,8 @@ const schema = z.object({
   ),
   /** Longest wait between sweeper rounds that found nothing, ms (0 disables the sweeper); busy rounds run back to back. */
   TRISTATE_SWEEP_INTERVAL_MS: ms(5_000, 0, 3_600_000),
-  /** Records one sweeper pass takes per tenant (reconciled 32 at a time). */
-  TRISTATE_SWEEP_LIMIT: ms(500, 1, 10_000),
+  /** Records one sweeper pass takes per tenant (reconciled 64 at a time). */
+  TRISTATE_SWEEP_LIMIT: ms(1_000, 1, 10_000),
   /** Reconciliation probe rounds before concluding "absent". */
   TRISTATE_PROBE_ATTEMPTS: ms(3, 1, 20),
   /** Spacing unit between probe rounds, ms (round i waits min(i × spacing, remaining / 4)). */

@@ -21,7 +21,7 @@ export function startSweeper(options: {
   tenants: Tenants;
   intervalMs: number;
   limit: number;
-  /** Records of one pass reconciled at once. @default 32 */
+  /** Records of one pass reconciled at once (their timeline reads and outcome writes are grouped). @default 64 */
   concurrency?: number;
   logger: Logger;
 }): SweeperLoop {
@@ -33,7 +33,7 @@ export function startSweeper(options: {
         store: options.tenants.store(tenant),
         executor: options.tenants.executor(tenant),
         limit: options.limit,
-        concurrency: options.concurrency ?? 32,
+        concurrency: options.concurrency ?? 64,
       }),
     onReport(tenant, report) {
       for (const r of report.results) {

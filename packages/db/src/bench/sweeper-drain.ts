@@ -21,8 +21,8 @@ import type { PrismaIntentStore } from "../prisma-intent-store.ts";
 import { type LatencyFigures, latency } from "./harness.ts";
 
 /** The service's sweeper settings (TRISTATE_SWEEP_LIMIT's default, `startSweeper`'s concurrency). */
-export const SERVICE_LIMIT = 500;
-export const SERVICE_CONCURRENCY = 32;
+export const SERVICE_LIMIT = 1000;
+export const SERVICE_CONCURRENCY = 64;
 
 /** A drain's figures: records settled per second of wall time. */
 export interface DrainFigures {
@@ -159,7 +159,7 @@ async function finish(
 export interface SweeperFigures {
   /** `sweepStale` with its defaults (limit 50, concurrency 8), passes back to back. */
   defaults: DrainFigures;
-  /** `sweepStale` with the service's settings (limit 500, concurrency 32), passes back to back. */
+  /** `sweepStale` with the service's settings (limit 1000, concurrency 64), passes back to back. */
   tuned: DrainFigures;
   /** The service's adaptive loop (`startSweepLoop`, the service's settings) from start to the last record settled. */
   loop: DrainFigures;
