@@ -201,7 +201,7 @@ export function claimStaleSql(
   options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number },
 ): Statement {
   return {
-    name: "tristate_claim_stale_v4",
+    name: "tristate_claim_stale_v5",
     text: `WITH due AS (
   SELECT key, status AS prev_status, deadline_at AS prev_deadline FROM intent_records
   WHERE tenant = $4 AND status IN ('PENDING', 'UNKNOWN') AND deadline_at < $1
@@ -214,6 +214,9 @@ export function claimStaleSql(
     settles_at = CASE WHEN due.prev_status = 'PENDING' AND r.settles_at IS NOT NULL
       THEN GREATEST(r.settles_at, $1 + (r.settles_at - due.prev_deadline)) ELSE r.settles_at END
   FROM due WHERE r.tenant = $4 AND r.key = due.key
+    -- implied by the join; keeps the plan on the primary key whatever the statistics say (a generic
+    -- plan built on stale ones once joined a scan of the whole table to each taken row)
+    AND r.key = ANY (ARRAY(SELECT key FROM due))
   RETURNING ${RECORD_COLUMNS.replace(/\b(tenant|key|status|version|deadline_at)\b/g, "r.$1")}, due.prev_status, due.prev_deadline
 ), ev AS (
   INSERT INTO intent_events (tenant, key, type, at, data)
