@@ -13,8 +13,11 @@ import { defineTool } from "./tool.ts";
 class SlowStore extends MemoryIntentStore {
   hold: Promise<void> | null = null;
   lose = false;
+  /** `durable` of each outcome write, by status. */
+  readonly durability: [string | undefined, boolean][] = [];
   override async update(...args: Parameters<MemoryIntentStore["update"]>) {
     const patch: IntentPatch = args[2];
+    this.durability.push([patch.status, args[5]?.durable !== false]);
     if (patch.status === "SUCCEEDED" || patch.status === "FAILED_NO_EFFECT") {
       if (this.hold) await this.hold;
       if (this.lose) throw new Error("the database went away");
@@ -84,9 +87,13 @@ describe("backgroundOutcomes: SUCCEEDED answered before its non-durable write la
     expect(t.sends()).toBe(1);
   });
 
-  it("FAILED_NO_EFFECT is still awaited: a lost write fails the call instead of answering retry-safe", async () => {
+  it("FAILED_NO_EFFECT is still awaited, and durable: a lost write fails the call instead of answering retry-safe", async () => {
     const t = setup("rejected");
     t.store.lose = true;
     await expect(t.call()).rejects.toThrow("the database went away");
+    t.store.lose = false;
+    const answered = await setup("rejected").call();
+    expect(answered).toMatchObject({ status: "FAILED_NO_EFFECT", retry_safe: true });
+    expect(t.store.durability).toEqual([["FAILED_NO_EFFECT", true]]);
   });
 });

@@ -128,7 +128,9 @@ export async function sendOnce(
           patch: { status: "FAILED_NO_EFFECT", error, finishedAtEpochMs: now, settlesAtEpochMs: null },
           events: [sent, outcomeEvent({ outcome: "FAILED_NO_EFFECT", code: c.code })],
           now,
-          durable,
+          // Durable whatever the tool: the agent is told `retry_safe: true` and may act on it; were
+          // this write lost, the sweeper could resend (same key) an effect the agent was told is not there.
+          durable: true,
         });
       }
       if (c.code === "PARTIAL_EFFECT") {
