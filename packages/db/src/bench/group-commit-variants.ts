@@ -47,7 +47,8 @@ for (let round = 0; round < 3; round++) {
           deadline: Deadline.after(60000),
         }),
       );
-      (res[`${name}${bg ? "+bg" : ""}`] ??= []).push(t.perSecond);
+      const label = `${name}${bg ? "+bg" : ""}`;
+      res[label] = [...(res[label] ?? []), t.perSecond];
     }
     stats[name] = [store.claimBatchStats, store.updateBatchStats];
     await store.close();
