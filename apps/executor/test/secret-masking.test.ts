@@ -216,6 +216,28 @@ describe("secret fields over HTTP on PostgreSQL", () => {
     expect(stored).not.toMatch(/(?<![0-9])737(?![0-9])/);
   });
 
+  it("runs.operatorAbort: the abort report (compensation envelopes, messages) is masked for an operator", async () => {
+    const run = `run-abort-${randomUUID()}`;
+    const charged = await stack.post("calls.execute", {
+      runId: run,
+      stepId: "pay",
+      tool: "charge_card",
+      args: { order_id: "AB-1", amount: "10.00", card_number: CARD, cvv: CVV },
+      budgetMs: 20_000,
+    });
+    expect(charged.json.result.data).toMatchObject({ status: "SUCCEEDED" });
+    const aborted = await stack.post(
+      "runs.operatorAbort",
+      { runId: run, note: "customer cancelled" },
+      stack.keys.operator,
+    );
+    expect(aborted.status, JSON.stringify(aborted.json)).toBe(200);
+    const report = aborted.json.result.data;
+    expect(report.steps[0]).toMatchObject({ stepId: "pay", outcome: "compensated" });
+    expect(report.steps[0].message).toContain("***1111");
+    expect(JSON.stringify(report)).not.toContain(CARD);
+  });
+
   it("every procedure of the router is either masked here or returns no argument data (a new one must be added)", () => {
     const masked = new Set([
       "intents.get",
@@ -227,6 +249,7 @@ describe("secret fields over HTTP on PostgreSQL", () => {
       "calls.get",
       "audit.list",
       "probe.rerun",
+      "runs.operatorAbort",
     ]);
     // The calling agent's own answers (unmasked, as before) and procedures that carry no arguments.
     const unmasked = new Set([

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { operatorProcedure } from "../../trpc/init.ts";
 import { resolveDeadline } from "../calls/execute.ts";
 import { idSchema } from "../ids.ts";
+import { maskerFor, seesSecrets } from "../secrets.ts";
 import { actingTenant, tenantInput } from "../tenancy.ts";
 
 /** Input of `runs.operatorAbort`: the run, the operator's reason, and (admins) its tenant. */
@@ -21,7 +22,8 @@ export const operatorAbortRunInput = z
  * as the agents' `runs.abort` (reconcile unsettled effects, compensate confirmed ones latest step
  * first, irreversible ones corrected or queued for a person), with the default budget
  * (`TRISTATE_DEFAULT_BUDGET_MS`), the operator's name and reason logged. Idempotent: a second abort
- * replays the compensations. Answers the saga's report.
+ * replays the compensations. Answers the saga's report, with secret argument values (the original
+ * calls' and the compensations') masked for every role but admin, as on every read.
  * @throws AppError FORBIDDEN (field `tenant`) when a non-admin names another tenant.
  */
 export const operatorAbortRunProcedure = operatorProcedure
@@ -46,5 +48,23 @@ export const operatorAbortRunProcedure = operatorProcedure
       },
       "runs.operatorAbort",
     );
-    return report;
+    if (seesSecrets(ctx.auth)) return report;
+    const records = new Map(
+      (await services.tenants.store(tenant).listByRun(input.runId)).map((r) => [r.key, r] as const),
+    );
+    const maskers = report.steps.map((step) => {
+      const record = records.get(step.key);
+      const compensation = record?.compensation as { tool?: unknown } | null | undefined;
+      const sent = step.compensation?.sent_args;
+      return [
+        maskerFor(ctx, step.tool, record?.args, sent),
+        ...(typeof compensation?.tool === "string" ? [maskerFor(ctx, compensation.tool, sent, record?.args)] : []),
+      ];
+    });
+    const maskAll = <T>(value: T): T => maskers.flat().reduce((v, m) => m.value(v), value);
+    return {
+      ...report,
+      steps: report.steps.map((step, i) => (maskers[i] ?? []).reduce((s, m) => m.value(s), step)),
+      summary: maskAll(report.summary),
+    };
   });
