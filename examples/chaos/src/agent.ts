@@ -143,6 +143,9 @@ export async function runAgent(
         const code = env.error?.code ?? "";
         if (code === "REJECTED") break; // the domain refused; the oracle goes on too
         if (env.retry_safe && !FINAL_REFUSALS.has(code) && ++attempts < policy.maxAttempts) {
+          // A new attempt is under way: until it is answered the agent knows of no outcome (an
+          // aborted saga or a lost answer may leave it so).
+          result.told[index] = null;
           await sleep(env.error?.retryAfterMs ?? 250 * attempts);
           continue;
         }
