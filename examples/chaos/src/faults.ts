@@ -146,22 +146,21 @@ export async function runSchedule(
             return;
           }
           case "lag": {
+            // An episode never outlasts the pace of its kind (episodes do not nest).
+            const episodeMs = Math.round(Math.min(targets.lagEpisodeMs, intervals.lag * 0.8));
             targets.service.setFaults(targets.lagFaults);
             log(
-              `remote: ${targets.lagEpisodeMs} ms of ${Math.round(targets.lagFaults.rate * 100)} % lag/hang, lag ${targets.lagFaults.lagMs} ms`,
+              `remote: ${episodeMs} ms of ${Math.round(targets.lagFaults.rate * 100)} % lag/hang, lag ${targets.lagFaults.lagMs} ms`,
             );
-            await sleep(targets.lagEpisodeMs);
+            await sleep(episodeMs);
             targets.service.setFaults(targets.baseFaults);
             return;
           }
-          case "abort": {
-            const what = await targets.abortOne();
-            if (what) log(what);
-            return;
-          }
+          case "abort":
           case "operator": {
-            const what = await targets.operatorOne();
+            const what = await (kind === "abort" ? targets.abortOne() : targets.operatorOne());
             if (what) log(what);
+            else next.set(kind, Date.now() - started + 250); // nothing to act on yet: look again soon
             return;
           }
         }

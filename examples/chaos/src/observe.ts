@@ -123,8 +123,8 @@ export async function abortRun(pool: AgentPool, runId: string): Promise<string> 
 
 /**
  * One operator action racing the sweepers: a record of the round waiting for a person (else any
- * UNKNOWN one, which the API must refuse while the sweepers own it) is resolved from the remote's
- * truth — its effect log has the effect (more often than other SUCCEEDED records of the run account
+ * UNKNOWN one, or a PENDING past its lease — a person may settle both, while sweepers reconcile
+ * them; a sweeper or call that got there first makes it a 409) is resolved from the remote's truth — its effect log has the effect (more often than other SUCCEEDED records of the run account
  * for): `confirm_effect`; else `confirm_no_effect`.
  */
 export async function operatorAction(
@@ -138,7 +138,8 @@ export async function operatorAction(
   let rows: DbRecord[];
   try {
     ({ rows } = await db.query<DbRecord>(
-      `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE run_id LIKE $1 AND status = 'UNKNOWN'
+      `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE run_id LIKE $1
+          AND (status = 'UNKNOWN' OR (status = 'PENDING' AND deadline_at < now()))
         ORDER BY needs_human DESC, random() LIMIT 20`,
       [`${prefix}.%`],
     ));
@@ -176,7 +177,7 @@ export async function operatorAction(
     expectedVersion: pick.version,
     operatorActionId: randomUUID(),
   };
-  const label = `${action} on ${pick.key} (${pick.tool}, ${pick.needs_human ? "waiting for a person" : "UNKNOWN, sweepers on it"})`;
+  const label = `${action} on ${pick.key} (${pick.tool}, ${pick.needs_human ? "waiting for a person" : `${pick.status}, sweepers on it`})`;
   const first = Math.floor(random() * urls.length);
   for (let i = 0; i < 3 * urls.length; i++) {
     try {
