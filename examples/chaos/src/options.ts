@@ -16,14 +16,14 @@ export const CHAOS_USAGE = `usage: pnpm chaos [options]
   --kills N          also end once every selected fault kind fired N times; the kinds then fire often
                      enough to get there in a third of --minutes, and falling short is a failure (exit 3)
   --seed N           seed of the schedule, the task order and the remote's faults (default: random, printed)
-  --replicas N       executor replicas, 1–3 (default 2)
+  --replicas N       executor replicas, 1–3 (default 3)
   --faults LIST      kinds to inject, comma-separated (default all): ${FAULT_KINDS.join(",")}
   --tasks FILE       task file of the shared format (<domain>/tasks_<split>.json); repeatable
   --oracle FILE      its oracle file, one per --tasks in the same order (default: every visible split)
   --catalog FILE     the executor's catalog module (default: the τ-bench catalog, src/catalog.config.ts);
                      it reads the remote's URL from TRISTATE_CHAOS_SERVICE_URL, see the README
   --concurrency N    agents at once, each running tasks back to back (default 12)
-  --round-seconds N  how long agents start new tasks in a round before it is settled and checked (default 30)
+  --round-seconds N  how long agents start new tasks in a round before it is settled and checked (default 45)
   --json FILE        write the whole report (every round and its schedule) there
   --repro FILE       where the reproduction of a failing round goes (default: the temp folder)
   --data-dir DIR     τ-bench data (default: TAU_BENCH_DATA_DIR, i.e. ../shared/data/tau-bench)`;
@@ -74,12 +74,12 @@ export function parseChaosArgs(argv: string[]): CampaignOptions | { help: true }
       minutes: { type: "string", default: "10" },
       kills: { type: "string" },
       seed: { type: "string" },
-      replicas: { type: "string", default: "2" },
+      replicas: { type: "string", default: "3" },
       faults: { type: "string", default: FAULT_KINDS.join(",") },
       tasks: { type: "string", multiple: true, default: [] },
       oracle: { type: "string", multiple: true, default: [] },
       concurrency: { type: "string", default: "12" },
-      "round-seconds": { type: "string", default: "30" },
+      "round-seconds": { type: "string", default: "45" },
       json: { type: "string" },
       repro: { type: "string" },
       "data-dir": { type: "string" },
