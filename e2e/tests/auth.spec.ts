@@ -18,7 +18,7 @@ test("logged-out users are sent to the login page, which keeps where they were g
   await page.waitForLoadState("networkidle");
   await page.getByLabel("API key").fill(`ts_viewer_${randomUUID()}`);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("alert")).toBeVisible();
+  await expect(page.getByRole("alert").filter({ hasText: "invalid or revoked" })).toBeVisible();
   await expect(page).toHaveURL(/\/login/);
 
   // Signing in lands on `next`; the key stays out of the page's reach (httpOnly, SameSite=Strict cookie).

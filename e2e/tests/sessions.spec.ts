@@ -232,7 +232,7 @@ test("the no-JS sign-in redirects relative to the address used, and keeps `next`
       expect(answer.status()).toBe(303);
       expect(answer.headers().location).toBe("/login?failed=1&next=%2Faudit");
       await expect(page).toHaveURL(`${base}/login?failed=1&next=%2Faudit`);
-      await expect(page.getByRole("alert")).toBeVisible();
+      await expect(page.getByRole("alert").filter({ hasText: "could not sign in" })).toBeVisible();
 
       await page.getByLabel("API key").fill(keys.viewer);
       const signedIn = page.waitForResponse((r) => r.url().endsWith("/api/session"));
