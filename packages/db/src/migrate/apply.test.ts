@@ -3,6 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readDbEnv } from "../env.ts";
 import { withDatabase } from "../test-database.ts";
+import { applyMigrationScripts } from "./apply.ts";
 import { applyMigrations, diffToSchema, readMigrationsList } from "./migrations.ts";
 
 /**
@@ -43,22 +44,35 @@ describe("applyMigrations: atomic per migration, retried on transient failures",
   });
 
   it("its connection terminated again and again at random moments: it ends fully migrated, every row finished, no drift", async () => {
+    // Slow migrations (each sleeps 150 ms inside its transaction), so the kills land mid-migration.
+    const scripts = Array.from({ length: 5 }, (_, i) => ({
+      name: `2026000000000${i}_slow_${i}`,
+      sql: `CREATE TABLE slow_${i} (id int PRIMARY KEY); SELECT pg_sleep(0.15);`,
+    }));
     let retries = 0;
-    for (let round = 0; round < 8; round++) {
+    for (let round = 0; round < 4; round++) {
       const { name, url } = await fresh();
-      const applying = applyMigrations(url, {}, { retryForMs: 30_000, onRetry: () => retries++ });
-      // Kill its backend a few times while it works.
+      const applying = applyMigrationScripts(url, scripts, { retryForMs: 30_000, onRetry: () => retries++ });
       for (let k = 0; k < 3; k++) {
-        await new Promise((r) => setTimeout(r, 20 + Math.random() * 250));
+        await new Promise((r) => setTimeout(r, 60 + Math.random() * 200));
         await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name]);
       }
       await applying;
       const rows = await history(url);
-      expect(rows.map((r) => r.migration_name)).toStrictEqual(names);
+      expect(rows.map((r) => r.migration_name)).toStrictEqual(scripts.map((m) => m.name));
       expect(rows.every((r) => r.finished)).toBe(true);
-      expect((await diffToSchema(url, "database")).empty).toBe(true);
+      const c = new pg.Client(url);
+      await c.connect();
+      const { rows: tables } = await c.query("SELECT count(*)::int AS n FROM pg_tables WHERE tablename LIKE 'slow_%'");
+      await c.end();
+      expect(tables[0].n).toBe(scripts.length);
     }
     expect(retries).toBeGreaterThan(0);
+    // And the real migrations end with no drift.
+    const { url } = await fresh();
+    await applyMigrations(url);
+    expect((await history(url)).map((r) => r.migration_name)).toStrictEqual(names);
+    expect((await diffToSchema(url, "database")).empty).toBe(true);
   }, 120_000);
 
   it("replicas starting together: each migration is applied once", async () => {
