@@ -3,7 +3,8 @@ import { z } from "zod";
 import { agentProcedure } from "../../trpc/init.ts";
 import { resolveDeadline } from "../calls/execute.ts";
 import { idSchema } from "../ids.ts";
-import { actingTenant, tenantInput } from "../tenancy.ts";
+import { tenantInput } from "../tenancy.ts";
+import { abortInTenant } from "./abort-in-tenant.ts";
 
 const id = idSchema;
 
@@ -35,18 +36,6 @@ export const abortRunProcedure = agentProcedure
       maxBudgetMs: services.env.TRISTATE_MAX_BUDGET_MS,
       defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
     });
-    const tenant = await actingTenant(ctx, input.tenant);
-    const report = await services.tenants.executor(tenant).abortRun(input.runId, deadline);
-    services.logger.info(
-      {
-        run_id: input.runId,
-        complete: report.complete,
-        needs_human: report.needsHuman,
-        steps: report.steps.map((s) => `${s.stepId}:${s.outcome}`),
-        caller: ctx.auth.name,
-        tenant,
-      },
-      "runs.abort",
-    );
+    const { report } = await abortInTenant(ctx, input, deadline, "runs.abort", { caller: ctx.auth.name });
     return report;
   });

@@ -4,7 +4,8 @@ import { operatorProcedure } from "../../trpc/init.ts";
 import { resolveDeadline } from "../calls/execute.ts";
 import { idSchema } from "../ids.ts";
 import { maskerFor, seesSecrets } from "../secrets.ts";
-import { actingTenant, tenantInput } from "../tenancy.ts";
+import { tenantInput } from "../tenancy.ts";
+import { abortInTenant } from "./abort-in-tenant.ts";
 
 /** Input of `runs.operatorAbort`: the run, the operator's reason, and (admins) its tenant. */
 export const operatorAbortRunInput = z
@@ -34,20 +35,10 @@ export const operatorAbortRunProcedure = operatorProcedure
       maxBudgetMs: services.env.TRISTATE_MAX_BUDGET_MS,
       defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
     });
-    const tenant = await actingTenant(ctx, input.tenant);
-    const report = await services.tenants.executor(tenant).abortRun(input.runId, deadline);
-    services.logger.info(
-      {
-        run_id: input.runId,
-        complete: report.complete,
-        needs_human: report.needsHuman,
-        steps: report.steps.map((s) => `${s.stepId}:${s.outcome}`),
-        operator: ctx.auth.name,
-        note: input.note,
-        tenant,
-      },
-      "runs.operatorAbort",
-    );
+    const { report, tenant } = await abortInTenant(ctx, input, deadline, "runs.operatorAbort", {
+      operator: ctx.auth.name,
+      note: input.note,
+    });
     if (seesSecrets(ctx.auth)) return report;
     const records = new Map(
       (await services.tenants.store(tenant).listByRun(input.runId)).map((r) => [r.key, r] as const),
