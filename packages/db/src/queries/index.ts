@@ -16,6 +16,20 @@ export {
   listIntentsInput,
   MAX_LIST_LIMIT,
 } from "./list-intents.ts";
+export {
+  DEFAULT_RUNS_LIMIT,
+  DEFAULT_RUNS_WINDOW_MS,
+  listRuns,
+  listRunsInput,
+  MAX_RUNS_LIMIT,
+  MAX_RUNS_WINDOW_MS,
+  RUN_ABORT_ACTION,
+  RUN_AUDIT_KEY_PREFIX,
+  RUN_STATUSES,
+  type RunPage,
+  type RunStatus,
+  type RunSummary,
+} from "./list-runs.ts";
 export { listStale, listStaleInput, type StaleIntent, type StaleList } from "./list-stale.ts";
 export { QueryInputError } from "./query-input.ts";
 export {
