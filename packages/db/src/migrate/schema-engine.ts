@@ -109,6 +109,11 @@ function shadowSafeFactory(pool: pg.Pool, config: pg.ClientConfig): SqlMigration
       // DROP … WITH (FORCE) below ends any connection still open; that must not crash the process.
       shadowPool.on("error", () => {});
       const shadow = await new PrismaPg(shadowPool).connect();
+      // The adapter splits a migration at every ";", which cuts a function body (`$$ … ; … $$`) apart:
+      // send each migration whole, as `applyMigrations` does (the simple protocol runs many statements).
+      shadow.executeScript = async (script: string) => {
+        await shadowPool.query(script);
+      };
       const dispose = shadow.dispose.bind(shadow);
       shadow.dispose = async () => {
         await dispose();
