@@ -6,7 +6,7 @@ import type {
   PlanAnswer,
   PlanStep,
   ToolInfo,
-} from "./router-types.ts";
+} from "./api-types.ts";
 import { callProcedure, type Transport } from "./wire.ts";
 
 /** Anything with an absolute deadline in epoch ms, e.g. `Deadline` of `@tristate/core`. */

@@ -1,7 +1,26 @@
 /**
  * `@tristate/client`: a small typed client for the Tristate executor API (plain `fetch`; the API's
- * types come from the executor's router type, nothing of the server is loaded at run time).
+ * types are standalone declarations checked against the executor's router at compile time).
  */
+
+export type {
+  AbortReport,
+  Envelope,
+  ExecuteWireInput,
+  IntentError,
+  IntentRecordView,
+  IntentStatus,
+  JsonValue,
+  Outcome,
+  PlanAnswer,
+  PlanStep,
+  ReasonCode,
+  Resolution,
+  StepOutcome,
+  StepReport,
+  ToolInfo,
+  ToolKind,
+} from "./api-types.ts";
 export {
   createTristateClient,
   type DeadlineLike,
@@ -33,15 +52,3 @@ export {
   UNKNOWN_ADVICE,
 } from "./errors.ts";
 export { type ModelEnvelope, type TransportEnvelope, toModelEnvelope } from "./model-envelope.ts";
-export type {
-  AbortReport,
-  Envelope,
-  ExecuteWireInput,
-  IntentRecordView,
-  Outcome,
-  PlanAnswer,
-  PlanStep,
-  RouterInputs,
-  RouterOutputs,
-  ToolInfo,
-} from "./router-types.ts";

@@ -2,8 +2,9 @@
  * What a model should read when `execute` did not return an envelope. Used by the SDK adapters
  * (`@tristate/adapters`), and by any agent loop that hands tool results to a model.
  */
+
+import type { Envelope } from "./api-types.ts";
 import { isTristateApiError, isTristateTransportError, type TransportOutcome, type TransportReason } from "./errors.ts";
-import type { Envelope } from "./router-types.ts";
 
 /**
  * An envelope made by the client when the executor gave no usable answer. Same fields as the
