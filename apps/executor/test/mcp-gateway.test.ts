@@ -184,7 +184,19 @@ describe("MCP gateway over Streamable HTTP at /mcp", () => {
     expect(bad.isError).toBe(true);
     expect(envelopeOf(bad)).toMatchObject({ status: "FAILED_NO_EFFECT", retry_safe: true });
     expect(envelopeOf(bad).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "subject" });
-    await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toThrow(/unknown tool/);
+    // NUL is a text rule the arguments break: a correctable tool result too, not a protocol error.
+    const nul = await client.callTool({ name: "open_ticket", arguments: { subject: "a\u0000b" } });
+    expect(nul.isError).toBe(true);
+    expect(envelopeOf(nul)).toMatchObject({ status: "FAILED_NO_EFFECT", retry_safe: true, idempotency_key: "" });
+    expect(envelopeOf(nul).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "subject" });
+    // A protocol error's message carries the JSON-RPC code once ("MCP error -32602: unknown tool …").
+    const unknown = await client.callTool({ name: "no_such_tool", arguments: {} }).then(
+      () => null,
+      (error: Error & { code?: number }) => error,
+    );
+    expect(unknown?.code).toBe(-32602);
+    expect(unknown?.message).toMatch(/^MCP error -32602: unknown tool "no_such_tool"/);
+    expect(unknown?.message.match(/MCP error/g)).toHaveLength(1);
   });
 
   it("bad keys are throttled per address like /trpc's (429 with Retry-After); a valid key still gets in", async () => {

@@ -137,7 +137,7 @@ describe("npx tristate mcp (stdio)", () => {
     }
   });
 
-  it("the key: missing → exit 2; invalid → exit 1; a viewer key → exit 1; nothing is served", async () => {
+  it("the key: missing → exit 2; invalid → exit 1; a viewer key → exit 1; no catalog → exit 2; nothing is served", async () => {
     const base = childEnv("");
     const { TRISTATE_API_KEY: _, ...noKey } = base;
     const missing = await runOnce(noKey);
@@ -149,5 +149,10 @@ describe("npx tristate mcp (stdio)", () => {
     const viewer = await runOnce({ ...base, TRISTATE_API_KEY: stack.keys.viewer });
     expect(viewer.code).toBe(1);
     expect(viewer.stderr).toMatch(/role viewer/);
+    // No catalog: an MCP server with no tools would look broken to the client, so it says why and stops.
+    const { TRISTATE_CONFIG: __, ...noCatalog } = { ...base, TRISTATE_API_KEY: acmeKey };
+    const empty = await runOnce(noCatalog);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/TRISTATE_CONFIG/);
   });
 });

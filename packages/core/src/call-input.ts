@@ -53,11 +53,15 @@ export function parseStoredArgs(tool: AnyTool, stored: unknown): unknown {
   throw new StoredArgsError(issue.field, issue.rule);
 }
 
-/** The FAILED_NO_EFFECT envelope for arguments that fail the tool's schema or identity rules. */
-export function invalidArgs(tool: AnyTool, name: string, issue: { field: string; rule: string }): Envelope {
+/**
+ * The FAILED_NO_EFFECT envelope (`INVALID_ARGUMENTS`, `retry_safe: true`, empty key, nothing
+ * recorded or sent) for arguments that fail the tool's schema, identity or text rules.
+ * @param issue the field as a dot path (e.g. `subject`, `items.0.sku`) and the rule it broke.
+ */
+export function invalidArgs(name: string, issue: { field: string; rule: string }): Envelope {
   return refusalEnvelope({
     key: "",
-    effectPhrase: tool.describe ? name : name,
+    effectPhrase: name,
     error: { code: "INVALID_ARGUMENTS", message: `${issue.field} ${issue.rule}`, field: issue.field, rule: issue.rule },
     retrySafe: true,
     message: `The arguments are invalid: ${issue.field} ${issue.rule}. Fix them and call again; nothing was sent.`,

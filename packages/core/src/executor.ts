@@ -272,16 +272,16 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
   let args: unknown = input.args;
   if (tool.args) {
     const parsed = tool.args.safeParse(input.args);
-    if (!parsed.success) return invalidArgs(tool, input.tool, zodIssue(parsed.error));
+    if (!parsed.success) return invalidArgs(input.tool, zodIssue(parsed.error));
     args = parsed.data;
   } else if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    return invalidArgs(tool, input.tool, { field: "args", rule: "must be an object" });
+    return invalidArgs(input.tool, { field: "args", rule: "must be an object" });
   }
   // Neither the key (canonical JSON) nor PostgreSQL's jsonb takes NUL or a lone surrogate: refuse first.
   const badText = findBadText(input.args);
   if (badText) {
     const field = badText.path.length ? badText.path.join(".") : "args";
-    return invalidArgs(tool, input.tool, { field, rule: badText.rule });
+    return invalidArgs(input.tool, { field, rule: badText.rule });
   }
   // Argument values go on the span only for fields the tool marks loggable.
   const loggable = loggableArgs(tool, args);
@@ -294,7 +294,7 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
     identity = canonicalIdentity(args, tool.identity);
   } catch (error) {
     if (error instanceof CanonicalisationError)
-      return invalidArgs(tool, input.tool, { field: error.field, rule: error.rule });
+      return invalidArgs(input.tool, { field: error.field, rule: error.rule });
     throw error;
   }
   const key = idempotencyKey(input.runId, input.stepId, tool.name, identity, rt.tenant);
@@ -331,7 +331,7 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
     // The validated input, not the schema's output: parsing it again gives what this send gets (§6).
     persistedArgs = toJson(input.args) ?? null;
   } catch {
-    return invalidArgs(tool, input.tool, { field: "args", rule: "must be JSON-serialisable" });
+    return invalidArgs(input.tool, { field: "args", rule: "must be JSON-serialisable" });
   }
 
   const callArgs = { persisted: persistedArgs, parsed: args };

@@ -2,6 +2,8 @@
  * `@tristate/core`: the executor for side-effecting tool calls — deadlines, idempotency keys from
  * declared identity fields, the intent log port, reconciliation, envelopes. No I/O framework.
  */
+
+export { invalidArgs } from "./call-input.ts";
 export { CanonicalisationError, type Canonicaliser, canon } from "./canon.ts";
 export {
   AMBIGUOUS_CODES,

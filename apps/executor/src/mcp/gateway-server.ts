@@ -9,17 +9,16 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
-  ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { type AnyTool, type Executor, findBadText } from "@tristate/core";
+import { type AnyTool, type Executor, findBadText, invalidArgs } from "@tristate/core";
 import { z } from "zod";
 import { resolveDeadline } from "../api/calls/execute.ts";
 import { AppError } from "../app-error.ts";
 import type { Logger } from "../logger.ts";
 import { ENVELOPE_OUTPUT_SCHEMA, envelopeResult } from "./envelope-result.ts";
+import { invalidParams } from "./protocol-error.ts";
 import { META_CONFIRMATION, META_DEADLINE, MetaError, runAndStep } from "./run-step.ts";
 
 /** The server's name and version in `initialize`. */
@@ -42,7 +41,7 @@ export interface GatewayOptions {
   inFlight?: { count: number };
   /**
    * Checked before every `tools/call` (stdio: the key may have been revoked since start-up).
-   * @throws McpError to refuse the call (nothing is sent).
+   * @throws ProtocolError (-32602) to refuse the call (nothing is sent).
    */
   authorize?(): Promise<void>;
 }
@@ -88,16 +87,20 @@ export function createGatewayServer(options: GatewayOptions): Server {
     const meta = request.params._meta as Record<string, unknown> | undefined;
     const tool = executor.tools.get(name);
     if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}: see tools/list`);
+      throw invalidParams(`unknown tool ${JSON.stringify(name)}: see tools/list`);
     }
-    const bad = findBadText({ arguments: args, _meta: meta ?? {} });
-    if (bad) throw new McpError(ErrorCode.InvalidParams, `${bad.path.join(".")}: ${bad.rule}`);
+    const badMeta = findBadText({ _meta: meta ?? {} });
+    if (badMeta) throw invalidParams(`${badMeta.path.join(".")}: ${badMeta.rule}`);
+    // Bad arguments are a tool execution error the model can correct (MCP 2025-11-25, SEP-1303), not a protocol error.
+    const badArgs = findBadText(args);
+    if (badArgs) {
+      return envelopeResult(invalidArgs(name, { field: badArgs.path.join(".") || "args", rule: badArgs.rule }));
+    }
     let ids: { runId: string; stepId: string };
     try {
       ids = runAndStep(meta, options.runId, name, tool, args);
     } catch (error) {
-      if (error instanceof MetaError)
-        throw new McpError(ErrorCode.InvalidParams, error.message, { field: error.field });
+      if (error instanceof MetaError) throw invalidParams(error.message, { field: error.field });
       throw error;
     }
     await options.authorize?.();
@@ -139,18 +142,18 @@ export function createGatewayServer(options: GatewayOptions): Server {
 /**
  * The call's deadline: `_meta["io.tristate/deadlineEpochMs"]` (capped like `calls.execute`'s), else
  * the default budget from now.
- * @throws McpError InvalidParams naming the `_meta` key for a non-number, past or absurd deadline.
+ * @throws ProtocolError invalid params (-32602) naming the `_meta` key for a non-number, past or absurd deadline.
  */
 function deadlineOf(meta: Record<string, unknown> | undefined, options: GatewayOptions) {
   const given = meta?.[META_DEADLINE];
   if (given !== undefined && (typeof given !== "number" || !Number.isInteger(given) || given <= 0)) {
-    throw new McpError(ErrorCode.InvalidParams, `_meta["${META_DEADLINE}"]: must be a positive integer (epoch ms)`);
+    throw invalidParams(`_meta["${META_DEADLINE}"]: must be a positive integer (epoch ms)`);
   }
   try {
     return resolveDeadline(given === undefined ? {} : { deadlineEpochMs: given }, options.now(), options.budget);
   } catch (error) {
     if (error instanceof AppError) {
-      throw new McpError(ErrorCode.InvalidParams, `_meta["${META_DEADLINE}"]: ${error.message}`);
+      throw invalidParams(`_meta["${META_DEADLINE}"]: ${error.message}`);
     }
     throw error;
   }

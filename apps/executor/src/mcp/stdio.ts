@@ -9,7 +9,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { createConfirmationTokens, createExecutor } from "@tristate/core";
 import { ApiKeyStore, openDatabase } from "@tristate/db";
 import pino from "pino";
@@ -17,6 +16,7 @@ import { loadCatalog } from "../catalog/load.ts";
 import { closeMcpUpstreams } from "../catalog/mcp-tool.ts";
 import { readEnv } from "../env.ts";
 import { createGatewayServer } from "./gateway-server.ts";
+import { invalidRequest } from "./protocol-error.ts";
 import { sessionRunId } from "./run-step.ts";
 
 /** The environment variable holding the API key of `tristate mcp`. */
@@ -35,12 +35,18 @@ export interface StdioIo {
  * Serves MCP on stdin/stdout until stdin ends (or SIGTERM/SIGINT), then lets calls in flight finish
  * (up to `TRISTATE_SHUTDOWN_GRACE_MS`), closes upstream connections and the database.
  * @returns the exit code: 0 after a normal end, 1 when the key is refused or start-up fails, 2 when
- *   the key is missing.
+ *   the key or the catalog (`TRISTATE_CONFIG`) is missing.
  */
 export async function runMcpStdio(io: StdioIo): Promise<number> {
   const secret = io.env[API_KEY_VARIABLE];
   if (!secret) {
     io.err(`tristate mcp: set ${API_KEY_VARIABLE} to an agent key (tristate keys create --role agent …)\n`);
+    return 2;
+  }
+  if (!io.env.TRISTATE_CONFIG) {
+    io.err(
+      "tristate mcp: set TRISTATE_CONFIG to the tool catalog (tristate.config.ts or a .json of declarative tools); without it there are no tools to serve\n",
+    );
     return 2;
   }
   let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
@@ -89,10 +95,7 @@ export async function runMcpStdio(io: StdioIo): Promise<number> {
       // Revoking the key takes effect at once here too: it is checked again before every call.
       async authorize() {
         if (!(await keys.verify(secret))) {
-          throw new McpError(
-            ErrorCode.InvalidRequest,
-            `${API_KEY_VARIABLE} is no longer valid (revoked); nothing was sent`,
-          );
+          throw invalidRequest(`${API_KEY_VARIABLE} is no longer valid (revoked); nothing was sent`);
         }
       },
     });
