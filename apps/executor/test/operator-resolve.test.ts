@@ -227,8 +227,10 @@ describe("operator actions over real HTTP on the real PostgreSQL (queue.*, audit
       note: "first",
       action: "confirm_effect",
     });
-    expect(page2.entries[0]?.before).toMatchObject({ status: "UNKNOWN", needsHuman: true });
-    expect(page2.entries[0]?.after).toMatchObject({ status: "SUCCEEDED", resolution: "human_confirmed_effect" });
+    const acted = page2.entries[0];
+    if (!acted || !("before" in acted)) throw new Error("expected an action on a record");
+    expect(acted.before).toMatchObject({ status: "UNKNOWN", needsHuman: true });
+    expect(acted.after).toMatchObject({ status: "SUCCEEDED", resolution: "human_confirmed_effect" });
     const byBo = await viewer.audit.list.query({ operator: "bo", action: "confirm_no_effect", fromEpochMs: from });
     expect(byBo.entries.map((e) => e.key)).toEqual([rec2.key]);
     const err = await viewer.audit.list.query({ cursor: "nope" }).catch((e: unknown) => e);

@@ -20,6 +20,9 @@ export {
 } from "./migrate/migrations.ts";
 export { type OpenDatabase, type OpenDatabaseOptions, openDatabase } from "./open-database.ts";
 export {
+  AUDIT_ACTIONS,
+  type AuditAction,
+  type AuditListEntry,
   type AuditPage,
   type AuditQuery,
   PrismaOperatorStore,
@@ -34,5 +37,12 @@ export {
   type PrismaIntentStoreOptions,
 } from "./prisma-intent-store.ts";
 export * from "./queries/index.ts";
+export {
+  type AuditedAbortReport,
+  auditedReport,
+  type RunAbortAudit,
+  type RunAbortAuditEntry,
+  type RunAbortAuditResult,
+} from "./run-abort-audit.ts";
 export { createTestDatabase, type TestDatabase } from "./test-database.ts";
 export { isTransientDatabaseError } from "./transient.ts";

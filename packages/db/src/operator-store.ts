@@ -12,6 +12,16 @@ import {
 import { Prisma, type PrismaClient } from "./generated/prisma/client.ts";
 import { RECORD_COLUMNS, type RecordRow, toIntentRecord } from "./intent-row.ts";
 import { updateSql } from "./intent-sql.ts";
+import { RUN_ABORT_ACTION } from "./queries/list-runs.ts";
+import {
+  type AuditEntryRow,
+  isRunAbortRow,
+  type RunAbortAudit,
+  type RunAbortAuditEntry,
+  type RunAbortAuditResult,
+  recordRunAbort,
+  toRunAbortEntry,
+} from "./run-abort-audit.ts";
 
 /** Filters of {@link PrismaOperatorStore.listAudit}. */
 export interface AuditQuery {
@@ -19,7 +29,8 @@ export interface AuditQuery {
   tenant?: string;
   /** The acting key's name or id. */
   operator?: string;
-  action?: OperatorAction;
+  /** An operator action, or `abort_run` (operators' run aborts). */
+  action?: AuditAction;
   tool?: string;
   /** Entries at or after, epoch ms. */
   fromEpochMs?: number;
@@ -31,9 +42,17 @@ export interface AuditQuery {
   limit?: number;
 }
 
+/** An action of the audit: one of a record ({@link OPERATOR_ACTIONS}) or a run abort (`abort_run`). */
+export type AuditAction = OperatorAction | typeof RUN_ABORT_ACTION;
+/** Every {@link AuditAction}. */
+export const AUDIT_ACTIONS: readonly AuditAction[] = [...OPERATOR_ACTIONS, RUN_ABORT_ACTION];
+
+/** An entry of `audit.list`: an operator action on a record, or an operator's run abort. */
+export type AuditListEntry = AuditEntry | RunAbortAuditEntry;
+
 /** A page of audit entries, newest first. */
 export interface AuditPage {
-  entries: AuditEntry[];
+  entries: AuditListEntry[];
   /** Pass as `cursor` for the next (older) page; null at the end. */
   nextCursor: string | null;
 }
@@ -59,20 +78,7 @@ export function recordFromSnapshot(snapshot: unknown): IntentRecord {
   return { ...s, result: "result" in s ? s.result : undefined };
 }
 
-interface AuditRow {
-  id: bigint;
-  tenant: string;
-  operatorActionId: string;
-  actorKeyId: string;
-  actorName: string;
-  at: Date;
-  action: string;
-  note: string;
-  key: string;
-  tool: string;
-  before: unknown;
-  after: unknown;
-}
+type AuditRow = AuditEntryRow;
 
 function toAuditEntry(row: AuditRow): AuditEntry {
   return {
@@ -198,13 +204,22 @@ export class PrismaOperatorStore implements OperatorStore {
   }
 
   /**
-   * Audit entries, newest first, filtered; cursor pagination by entry id.
+   * Writes the audit row of an operator's run abort in this store's tenant, once per operatorActionId
+   * (see `recordRunAbort` in run-abort-audit.ts).
+   * @throws when the database fails.
+   */
+  recordRunAbort(audit: RunAbortAudit): Promise<RunAbortAuditResult> {
+    return recordRunAbort(this.#prisma, this.tenant, audit);
+  }
+
+  /**
+   * Audit entries (operator actions on records and operators' run aborts), newest first, filtered; cursor pagination by entry id.
    * @throws RangeError when `cursor` is not one this method returned.
    */
   async listAudit(query: AuditQuery = {}): Promise<AuditPage> {
     const limit = query.limit ?? 50;
-    if (query.action !== undefined && !(OPERATOR_ACTIONS as readonly string[]).includes(query.action)) {
-      throw new RangeError(`action must be one of ${OPERATOR_ACTIONS.join(", ")}`);
+    if (query.action !== undefined && !(AUDIT_ACTIONS as readonly string[]).includes(query.action)) {
+      throw new RangeError(`action must be one of ${AUDIT_ACTIONS.join(", ")}`);
     }
     let before: bigint | undefined;
     if (query.cursor !== undefined) {
@@ -230,7 +245,7 @@ export class PrismaOperatorStore implements OperatorStore {
     });
     const page = rows.slice(0, limit);
     return {
-      entries: page.map(toAuditEntry),
+      entries: page.map((row) => (isRunAbortRow(row) ? toRunAbortEntry(row) : toAuditEntry(row))),
       nextCursor: rows.length > limit && page.length ? String(page[page.length - 1]?.id) : null,
     };
   }

@@ -1,3 +1,4 @@
+import { AUDIT_ACTIONS, type AuditListEntry, RUN_ABORT_ACTION, type RunAbortAuditEntry } from "@tristate/db";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
@@ -10,7 +11,8 @@ export const auditListInput = z
   .object({
     /** The acting key's name or id. */
     operator: z.string().min(1).max(200).optional(),
-    action: operatorActionSchema.optional(),
+    /** An operator action on a record, or `abort_run` (an operator's run abort). */
+    action: z.enum(AUDIT_ACTIONS as [string, ...string[]]).optional(),
     tool: z.string().min(1).max(128).optional(),
     /** Entries at or after, epoch ms. */
     fromEpochMs: z.number().int().nonnegative().optional(),
@@ -29,7 +31,7 @@ export const auditListInput = z
   })
   .optional();
 
-/** One audit entry. */
+/** One audit entry of an operator action on a record. */
 export const auditEntrySchema = z.object({
   id: z.number().int(),
   /** The tenant of the record acted on. */
@@ -47,12 +49,49 @@ export const auditEntrySchema = z.object({
   after: intentRecordSchema,
 });
 
-/** Output of `audit.list`. */
-export const auditListOutput = z.object({ entries: z.array(auditEntrySchema), nextCursor: z.string().nullable() });
+/**
+ * One audit entry of an operator's run abort (`runs.operatorAbort`): `key` is `run:` and the run id,
+ * `tool` "", the report's summary and steps as the abort left them (secret values masked when stored).
+ */
+export const runAbortAuditEntrySchema = z.object({
+  id: z.number().int(),
+  tenant: z.string(),
+  operatorActionId: z.string(),
+  actorKeyId: z.string(),
+  actorName: z.string(),
+  /** Epoch ms. */
+  atEpochMs: z.number(),
+  action: z.literal(RUN_ABORT_ACTION),
+  note: z.string(),
+  key: z.string(),
+  tool: z.string(),
+  runId: z.string(),
+  report: z.object({
+    summary: z.string(),
+    complete: z.boolean(),
+    needsHuman: z.number().int(),
+    steps: z.array(
+      z.object({ stepId: z.string(), tool: z.string(), key: z.string(), status: z.string(), outcome: z.string() }),
+    ),
+  }),
+});
+
+/** Output of `audit.list`: entries of both kinds (tell them apart by `action`). */
+export const auditListOutput = z.object({
+  entries: z.array(z.union([auditEntrySchema, runAbortAuditEntrySchema])),
+  nextCursor: z.string().nullable(),
+});
+
+function isRunAbort(entry: AuditListEntry): entry is RunAbortAuditEntry {
+  return entry.action === RUN_ABORT_ACTION;
+}
 
 /**
- * `audit.list` (viewer): operator actions, newest first, filtered; cursor pagination. Secret argument
- * values are masked in the before/after snapshots and the note for every role but admin.
+ * `audit.list` (viewer): operator actions on records and operators' run aborts, newest first,
+ * filtered (`action: "abort_run"` for the aborts); cursor pagination. Secret argument values are
+ * masked in the before/after snapshots and the note for every role but admin (a run abort's note and
+ * report are stored masked).
+ * @throws AppError BAD_INPUT (field `cursor`) for a cursor this list did not return.
  */
 export const listAudit = viewerProcedure
   .input(auditListInput)
@@ -63,7 +102,7 @@ export const listAudit = viewerProcedure
       const page = await ctx.services.tenants.operatorStore(ctx.auth.tenant).listAudit({
         ...(tenant !== undefined ? { tenant } : {}),
         ...(input?.operator !== undefined ? { operator: input.operator } : {}),
-        ...(input?.action !== undefined ? { action: input.action } : {}),
+        ...(input?.action !== undefined ? { action: input.action as (typeof AUDIT_ACTIONS)[number] } : {}),
         ...(input?.tool !== undefined ? { tool: input.tool } : {}),
         ...(input?.fromEpochMs !== undefined ? { fromEpochMs: input.fromEpochMs } : {}),
         ...(input?.toEpochMs !== undefined ? { toEpochMs: input.toEpochMs } : {}),
@@ -72,6 +111,7 @@ export const listAudit = viewerProcedure
       });
       return {
         entries: page.entries.map((e) => {
+          if (isRunAbort(e)) return e;
           const masker = maskerFor(ctx, e.tool, e.before.args, e.after.args);
           return {
             ...e,
