@@ -236,6 +236,19 @@ describe("secret fields over HTTP on PostgreSQL", () => {
     expect(report.steps[0]).toMatchObject({ stepId: "pay", outcome: "compensated" });
     expect(report.steps[0].message).toContain("***1111");
     expect(JSON.stringify(report)).not.toContain(CARD);
+    // Its audit entry is stored masked (note and report), so every reader of audit.list sees it masked.
+    const rows = await stack.service.services.store.prisma.auditEntry.findMany({ where: { key: `run:${run}` } });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.note).toBe("customer cancelled");
+    const stored = JSON.stringify(rows.map((r) => [r.note, r.before, r.after]));
+    expect(stored).not.toContain(CARD);
+    expect(stored).toContain("***1111");
+    for (const key of [stack.keys.viewer, stack.keys.admin]) {
+      const audit = await stack.get("audit.list", { action: "abort_run" }, key);
+      expect(audit.status).toBe(200);
+      expect(audit.json.result.data.entries.find((e: Json) => e.runId === run)?.report.summary).toContain("***1111");
+      expect(JSON.stringify(audit.json)).not.toContain(CARD);
+    }
   });
 
   it("every procedure of the router is either masked here or returns no argument data (a new one must be added)", () => {
@@ -256,6 +269,7 @@ describe("secret fields over HTTP on PostgreSQL", () => {
       "calls.execute",
       "runs.abort",
       "runs.plan",
+      "runs.list",
       "confirmations.issue",
       "auth.whoami",
       "sessions.create",

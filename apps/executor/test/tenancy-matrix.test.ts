@@ -209,6 +209,17 @@ const CASES: Record<string, Case> = {
         `no intent records for run run-${call.fx.tenant}-queue`,
       ),
   },
+  "runs.list": {
+    roles: VIEW,
+    input: (call) => listInput(call),
+    async check(res, call) {
+      tenantList((d) => d.items)(res, call);
+      if (res.status !== 200) return;
+      // The run ids both tenants use are listed once, as the targeted tenant's.
+      const shared = res.json.result.data.items.filter((r: Json) => r.runId === "run-shared");
+      expect(shared.map((r: Json) => r.tenant)).toStrictEqual([call.fx.tenant]);
+    },
+  },
   "runs.abort": {
     roles: AGENTS,
     input: (call) => ({ runId: `run-${call.fx.tenant}-stale`, budgetMs: 8000, ...acting(call) }),
@@ -235,6 +246,12 @@ const CASES: Record<string, Case> = {
       else expect(steps.length).toBeGreaterThan(0);
       const theirs = await stack.service.services.tenants.store(call.fx.tenant).get(call.fx.stale);
       expect(theirs).not.toBeNull();
+      // Its audit entry is written in the tenant it acted in, never in one it cannot reach.
+      const { rows } = await stack.service.services.store.pool.query<{ tenant: string }>(
+        "SELECT tenant FROM audit_entries WHERE action = 'abort_run' AND key = $1 AND operator_action_id = $2",
+        [`run:run-${call.fx.tenant}-stale`, res.json.result.data.audit.operatorActionId],
+      );
+      expect(rows.map((r) => r.tenant)).toStrictEqual([reaches ? call.fx.tenant : call.tenant]);
     },
   },
   "runs.plan": {

@@ -12,6 +12,7 @@ import { listQueue } from "../api/queue/list.ts";
 import { resolveQueue } from "../api/queue/resolve.ts";
 import { abortRunProcedure } from "../api/runs/abort.ts";
 import { getRunProcedure } from "../api/runs/get.ts";
+import { listRunsProcedure } from "../api/runs/list.ts";
 import { operatorAbortRunProcedure } from "../api/runs/operator-abort.ts";
 import { planRunProcedure } from "../api/runs/plan.ts";
 import { createSessionProcedure, endSessionProcedure } from "../api/sessions/manage.ts";
@@ -35,6 +36,7 @@ export const appRouter = router({
   stale: router({ list: listStaleProcedure }),
   runs: router({
     get: getRunProcedure,
+    list: listRunsProcedure,
     abort: abortRunProcedure,
     operatorAbort: operatorAbortRunProcedure,
     plan: planRunProcedure,

@@ -1,0 +1,162 @@
+/**
+ * `runs.list` over HTTP on PostgreSQL (issue 14 §3): the runs of a window with their status, tools and
+ * counts; the status and tool filters; keyset pages that neither repeat nor skip a run while agents
+ * keep calling; another tenant's runs never listed; bad input answered 400 naming the field.
+ */
+import { callHttp, canon, defineTool } from "@tristate/core";
+import { type FakeRemote, refundTool } from "@tristate/core/testing";
+import { ApiKeyStore } from "@tristate/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { type Json, startStack, type TestStack } from "./support.ts";
+
+/** The refund with a compensation (reverse_refund). */
+function tools(remote: FakeRemote) {
+  const reverse = defineTool({
+    name: "reverse_refund",
+    kind: "idempotent_by_key",
+    args: z.object({ refund_id: z.string() }),
+    identity: { refund_id: canon.exact },
+    timeoutMs: 1000,
+    invoke: async (args, ctx) =>
+      (await callHttp(ctx, { method: "POST", url: `${remote.url}/effects`, body: { ...args, kind: "reversal" } })).body,
+  });
+  return [
+    refundTool(remote, {
+      compensation: { tool: "reverse_refund", args: (_a, result) => ({ refund_id: (result as { id: string }).id }) },
+    }),
+    reverse,
+  ];
+}
+
+let stack: TestStack;
+const acme = {} as Record<"agent" | "viewer" | "operator", string>;
+let n = 0;
+
+/** One refund call of `runId` by `agent` (default tenant's agent when absent). */
+async function call(runId: string, agent?: string): Promise<Json> {
+  n++;
+  const res = await stack.post(
+    "calls.execute",
+    { runId, stepId: `s${n}`, tool: "issue_refund", args: { order_id: `O-${n}`, amount: "5.00" }, budgetMs: 8000 },
+    agent ?? stack.keys.agent,
+  );
+  expect(res.status, JSON.stringify(res.json)).toBe(200);
+  return res.json.result.data;
+}
+
+const runs = async (input: Record<string, unknown> = {}, key?: string) => {
+  const res = await stack.get("runs.list", input, key ?? stack.keys.viewer);
+  expect(res.status, JSON.stringify(res.json)).toBe(200);
+  return res.json.result.data as { items: Json[]; nextCursor: string | null; fromEpochMs: number; toEpochMs: number };
+};
+const ids = (items: Json[]) => items.map((r) => `${r.tenant}/${r.runId}`);
+
+beforeAll(async () => {
+  stack = await startStack({ tools, env: { TRISTATE_PROBE_SPACING_MS: "0", TRISTATE_PROBE_ATTEMPTS: "1" } });
+  const keys = new ApiKeyStore(stack.service.services.store.prisma);
+  for (const role of ["agent", "viewer", "operator"] as const) {
+    acme[role] = (await keys.create({ name: `acme ${role}`, role, tenant: "acme" })).secret;
+  }
+  await call("run-done");
+  await call("run-done");
+  const unknown = await call("run-unknown");
+  await stack.service.services.store.pool.query(
+    "UPDATE intent_records SET status = 'UNKNOWN', finished_at = NULL WHERE tenant = 'default' AND key = $1",
+    [unknown.idempotency_key],
+  );
+  await call("run-aborted");
+  const aborted = await stack.post("runs.operatorAbort", { runId: "run-aborted", note: "test" }, stack.keys.operator);
+  expect(aborted.status, JSON.stringify(aborted.json)).toBe(200);
+  // A run with nothing to undo, aborted by an operator: aborted by its audit entry alone.
+  stack.remote.fault({ commit: false, answer: 422 });
+  expect((await call("run-nothing")).status).toBe("FAILED_NO_EFFECT");
+  const nothing = await stack.post("runs.operatorAbort", { runId: "run-nothing", note: "test" }, stack.keys.operator);
+  expect(nothing.json.result.data.steps).toMatchObject([{ outcome: "no_effect" }]);
+  // The same run id in tenant acme.
+  await call("run-done", acme.agent);
+}, 90_000);
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe("runs.list over HTTP", () => {
+  it("lists the tenant's runs of the last 24 h with status, tools, steps and counts", async () => {
+    const page = await runs();
+    expect(page.toEpochMs - page.fromEpochMs).toBe(24 * 3_600_000);
+    const by = (id: string) => page.items.find((r) => r.runId === id);
+    expect(page.items.every((r) => r.tenant === "default")).toBe(true);
+    expect(by("run-done")).toMatchObject({ status: "completed", steps: 2, tools: ["issue_refund"], unknownCount: 0 });
+    expect(by("run-unknown")).toMatchObject({ status: "needs_attention", unknownCount: 1, needsHumanCount: 0 });
+    expect(by("run-aborted")).toMatchObject({ status: "aborted", steps: 2, tools: ["issue_refund", "reverse_refund"] });
+    expect(by("run-nothing")).toMatchObject({ status: "aborted", steps: 1 });
+    const done = by("run-done");
+    expect(done.lastActivityEpochMs).toBeGreaterThanOrEqual(done.startedAtEpochMs);
+    expect(done.durationMs).toBeGreaterThanOrEqual(0);
+    expect(page.items.map((r) => r.startedAtEpochMs)).toEqual(
+      [...page.items.map((r) => r.startedAtEpochMs)].sort((a, b) => b - a),
+    );
+  });
+
+  it("filters by status and by tool", async () => {
+    const runIds = async (input: Record<string, unknown>) => (await runs(input)).items.map((r) => r.runId).sort();
+    expect(await runIds({ status: "aborted" })).toEqual(["run-aborted", "run-nothing"]);
+    expect(await runIds({ status: "needs_attention" })).toEqual(["run-unknown"]);
+    expect(await runIds({ status: "open" })).toEqual([]);
+    expect(await runIds({ tool: "reverse_refund" })).toEqual(["run-aborted"]);
+    expect(await runIds({ tool: "reverse_refund", status: "completed" })).toEqual([]);
+    expect(await runIds({ fromEpochMs: Date.now() + 60_000, toEpochMs: Date.now() + 120_000 })).toEqual([]);
+  });
+
+  it("another tenant's runs are never listed; a non-admin may not name another tenant; admins filter by tenant", async () => {
+    expect(ids((await runs({}, acme.viewer)).items)).toEqual(["acme/run-done"]);
+    expect(ids((await runs({}, acme.operator)).items)).toEqual(["acme/run-done"]);
+    const named = await stack.get("runs.list", { tenant: "default" }, acme.viewer);
+    expect(named.status).toBe(403);
+    expect(named.json.error.data.field).toBe("tenant");
+    expect(ids((await runs({ tenant: "acme" }, stack.keys.admin)).items)).toEqual(["acme/run-done"]);
+    const all = ids((await runs({}, stack.keys.admin)).items);
+    expect(all).toContain("acme/run-done");
+    expect(all).toContain("default/run-done");
+    expect((await stack.get("runs.list", {}, stack.keys.agent)).status).toBe(403);
+  });
+
+  it("keyset pages: every run once, in order, while agents keep calling (new runs, new steps of listed runs)", async () => {
+    for (let i = 0; i < 7; i++) await call(`run-page-${i}`);
+    const window = { fromEpochMs: Date.now() - 3_600_000, toEpochMs: Date.now() + 3_600_000 };
+    const whole = (await runs({ ...window, limit: 200 })).items;
+    const paged: Json[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page = await runs({ ...window, limit: 3, ...(cursor ? { cursor } : {}) });
+      paged.push(...page.items);
+      cursor = page.nextCursor;
+      pages++;
+      await call(`run-new-${pages}`);
+      await call("run-page-3");
+    } while (cursor);
+    expect(ids(paged)).toEqual(ids(whole));
+    expect(new Set(ids(paged)).size).toBe(whole.length);
+    expect(pages).toBe(Math.ceil(whole.length / 3));
+    // The new runs are on the first page of a fresh listing.
+    expect((await runs({ ...window, limit: 3 })).items[0].runId).toMatch(/^run-new-/);
+  });
+
+  it("bad input is answered 400 naming the field", async () => {
+    const now = Date.now();
+    const bad = async (input: unknown, field: string) => {
+      const res = await stack.get("runs.list", input, stack.keys.viewer);
+      expect(res.status, JSON.stringify(res.json)).toBe(400);
+      expect(res.json.error.data.field).toBe(field);
+    };
+    await bad({ fromEpochMs: now, toEpochMs: now - 1 }, "toEpochMs");
+    await bad({ fromEpochMs: now - 40 * 86_400_000, toEpochMs: now }, "toEpochMs");
+    await bad({ cursor: "forged" }, "cursor");
+    await bad({ limit: 201 }, "limit");
+    await bad({ status: "stuck" }, "status");
+    await bad({ tool: "" }, "tool");
+    await bad({ fromEpochMs: 1.5 }, "fromEpochMs");
+    await bad({ surprise: 1 }, "input");
+  });
+});
