@@ -1,7 +1,29 @@
 import { z } from "zod";
-import { Prisma, type PrismaClient } from "../generated/prisma/client.ts";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import {
+  addHistogram,
+  decompose,
+  HIST_RELATIVE_ERROR,
+  histogramPercentile,
+  type LatencyHistogram,
+  MINUTE_MS,
+  SEAL_MARGIN_MS,
+} from "../rollups/buckets.ts";
+import { tenantsOf } from "../rollups/record-sources.ts";
 import type { TenantScope } from "./intent-view.ts";
 import { epochMsSchema, parseQueryInput } from "./query-input.ts";
+import {
+  type CountRow,
+  compensationsSql,
+  countsSql,
+  type ExactLatencyRow,
+  exactLatencySql,
+  type HistRow,
+  histogramSql,
+  type SliceSegment,
+  staleSql,
+  WATERMARK_SQL,
+} from "./stats-overview-sql.ts";
 
 /** Default number of sparkline buckets over the window. */
 export const DEFAULT_SPARKLINE_BUCKETS = 20;
@@ -40,9 +62,14 @@ export interface ResolutionBreakdown {
   other: number;
 }
 
-/** Latency of sends (the `outcome` events' `data.durationMs` in the window), ms; null without samples. */
+/**
+ * Latency of the sends of the window's records (the `outcome` events with `data.durationMs` of records
+ * created in the window), ms; null without samples. Exact (`percentile_cont`) when the window holds no
+ * rollup bucket; otherwise the nearest-rank percentile's histogram bucket (its geometric middle), within
+ * {@link HIST_RELATIVE_ERROR} (≈ 4.4 %) of the samples' nearest-rank percentile.
+ */
 export interface LatencyStats {
-  /** Outcome events with a duration in the window. */
+  /** Sends with a duration of the window's records (exact). */
   samples: number;
   p50Ms: number | null;
   p95Ms: number | null;
@@ -127,34 +154,15 @@ export interface StatsOverview {
 }
 
 type Category = keyof ResolutionBreakdown;
-
-interface CountRow {
-  tool: string;
-  bucket: number;
-  ever_unknown: boolean;
-  category: Category;
-  n: number;
-}
-
-interface CompensationRow {
-  tool: string;
-  run: number;
-  failed: number;
-}
-
-interface StaleRow {
-  tool: string;
-  n: number;
-  oldest: Date;
-}
-
-interface LatencyRow {
-  tool: string | null;
-  samples: number;
-  p50: number | null;
-  p95: number | null;
-  p99: number | null;
-}
+const CATEGORIES: Category[] = [
+  "found",
+  "absent_resent",
+  "human_confirmed_effect",
+  "human_confirmed_no_effect",
+  "human_resent",
+  "open",
+  "other",
+];
 
 interface Acc {
   calls: number;
@@ -169,6 +177,7 @@ interface Acc {
   compensationsFailed: number;
   oldestDeadline: number | null;
   latency: LatencyStats;
+  hist: LatencyHistogram;
 }
 
 const emptyBreakdown = (): ResolutionBreakdown => ({
@@ -184,10 +193,47 @@ const emptyBreakdown = (): ResolutionBreakdown => ({
 const noLatency = (): LatencyStats => ({ samples: 0, p50Ms: null, p95Ms: null, p99Ms: null });
 
 /**
+ * The window's slices (and the previous period, slice −1) cut at the sealed horizon: before it, whole
+ * rollup buckets and raw edges under a minute ({@link decompose}); after it, raw rows.
+ */
+function sliceSegments(
+  fromEpochMs: number,
+  toEpochMs: number,
+  buckets: number,
+  prevFromEpochMs: number,
+  sealedMs: number,
+): SliceSegment[] {
+  const windowMs = toEpochMs - fromEpochMs;
+  const ranges: [number, number, number][] = [[-1, prevFromEpochMs, fromEpochMs]];
+  for (let i = 0; i < buckets; i++) {
+    const a = fromEpochMs + Math.ceil((i * windowMs) / buckets);
+    const b = i === buckets - 1 ? toEpochMs : fromEpochMs + Math.ceil(((i + 1) * windowMs) / buckets);
+    ranges.push([i, a, b]);
+  }
+  const out: SliceSegment[] = [];
+  for (const [slice, a, b] of ranges) {
+    const cut = Math.max(a, Math.min(b, sealedMs));
+    for (const seg of decompose(a, cut)) out.push({ slice, ...seg });
+    if (cut < b) out.push({ slice, levelMs: 0, fromMs: cut, toMs: b });
+  }
+  return out;
+}
+
+/**
  * The operators' overview: per tool, for records created in `[fromEpochMs, toEpochMs)` — calls, UNKNOWN
  * count and share, how the UNKNOWNs ended, compensations, send latency p50/p95/p99 against the tool's
  * timeout, a sparkline of the UNKNOWN share and the previous period's share; plus stale PENDING records
- * (deadline before `staleNowEpochMs`, whatever the window). Three aggregate SQL statements, run together.
+ * (deadline before `staleNowEpochMs`, whatever the window).
+ *
+ * How (issue 14): whole 1-min/10-min/hour/day buckets before the rollups' sealed horizon (the last
+ * refresh − {@link SEAL_MARGIN_MS}) come from `intent_rollups`; sub-minute edges and records after the
+ * horizon from the records (by the (tenant, created_at, key) index); a minute in the dirty queue (an
+ * older record changed since the refresh) has its rollup row replaced by its records. Counts are
+ * therefore exact at read time (for writes in transactions shorter than 60 s). Latency: exact
+ * (`percentile_cont`) when the window holds no rollup bucket (e.g. the rollups were never refreshed);
+ * otherwise nearest-rank percentiles from the histogram, each within {@link HIST_RELATIVE_ERROR}
+ * (≈ 4.4 %) of the samples' nearest-rank percentile; `samples` is always exact. Stale PENDING and
+ * compensations are read from their partial indexes. Cost: independent of the table's size.
  * @param options.tenant - only this tenant's records (`TenantScope`); absent: every tenant's.
  * @throws QueryInputError naming the field when the input is invalid (e.g. `toEpochMs` not after `fromEpochMs`).
  */
@@ -202,72 +248,23 @@ export async function statsOverview(
   );
   const windowMs = toEpochMs - fromEpochMs;
   const prevFromEpochMs = Math.max(0, fromEpochMs - windowMs);
-  const from = new Date(fromEpochMs);
-  const to = new Date(toEpochMs);
-  // The tenant leads every filter (it leads every index); `r` is the alias of intent_records throughout.
-  const tenantIs = options.tenant !== undefined ? Prisma.sql`r.tenant = ${options.tenant} AND` : Prisma.empty;
+  const [tenants, watermark] = await Promise.all([
+    tenantsOf(prisma, options.tenant),
+    prisma.$queryRaw<{ ms: number }[]>(WATERMARK_SQL),
+  ]);
+  const refreshedMs = watermark[0]?.ms ?? 0;
+  const sealedMs = refreshedMs > 0 ? Math.floor((refreshedMs - SEAL_MARGIN_MS) / MINUTE_MS) * MINUTE_MS : 0;
+  const segments = sliceSegments(fromEpochMs, toEpochMs, buckets, prevFromEpochMs, sealedMs);
+  const usesRollups = segments.some((s) => s.slice >= 0 && s.levelMs > 0);
 
-  // An UNKNOWN ever: the status now, a resolution, or the timeline (an UNKNOWN outcome, an expired lease).
-  const countsQuery = prisma.$queryRaw<CountRow[]>(Prisma.sql`
-    WITH r AS (
-      SELECT r.tool, r.created_at,
-        (r.status = 'UNKNOWN' OR r.resolution IS NOT NULL OR EXISTS (
-          SELECT 1 FROM intent_events e
-          WHERE e.tenant = r.tenant AND e.key = r.key
-            AND (e.type = 'lease_expired' OR (e.type = 'outcome' AND e.data->>'outcome' = 'UNKNOWN'))
-        )) AS ever_unknown,
-        CASE
-          WHEN r.status IN ('PENDING', 'UNKNOWN') OR r.resolution = 'needs_human' THEN 'open'
-          WHEN r.resolution IS NOT NULL THEN r.resolution::text
-          ELSE 'other'
-        END AS category
-      FROM intent_records r
-      WHERE ${tenantIs} r.created_at >= ${new Date(prevFromEpochMs)}::timestamptz AND r.created_at < ${to}::timestamptz
-    )
-    SELECT tool,
-      CASE WHEN created_at < ${from}::timestamptz THEN -1
-        ELSE LEAST(${buckets - 1}::int, floor(
-          (extract(epoch FROM created_at) * 1000 - ${fromEpochMs}::numeric) * ${buckets}::numeric / ${windowMs}::numeric
-        )::int)
-      END AS bucket,
-      ever_unknown, category, count(*)::int AS n
-    FROM r
-    GROUP BY 1, 2, 3, 4`);
-
-  const staleQuery = prisma.$queryRaw<StaleRow[]>(Prisma.sql`
-    SELECT tool, count(*)::int AS n, min(deadline_at) AS oldest
-    FROM intent_records r
-    WHERE ${tenantIs} status = 'PENDING' AND deadline_at < ${new Date(staleNowEpochMs)}::timestamptz
-    GROUP BY tool`);
-
-  // Sends that ended in the window (a `found` outcome carries no duration: no send happened then).
-  const latencyQuery = prisma.$queryRaw<LatencyRow[]>(Prisma.sql`
-    SELECT r.tool, count(*)::int AS samples,
-      percentile_cont(0.5) WITHIN GROUP (ORDER BY (e.data->>'durationMs')::float8) AS p50,
-      percentile_cont(0.95) WITHIN GROUP (ORDER BY (e.data->>'durationMs')::float8) AS p95,
-      percentile_cont(0.99) WITHIN GROUP (ORDER BY (e.data->>'durationMs')::float8) AS p99
-    FROM intent_events e JOIN intent_records r ON r.tenant = e.tenant AND r.key = e.key
-    WHERE ${tenantIs} e.type = 'outcome' AND e.at >= ${from}::timestamptz AND e.at < ${to}::timestamptz
-      AND jsonb_typeof(e.data->'durationMs') = 'number'
-    GROUP BY GROUPING SETS ((r.tool), ())`);
-
-  // Compensations (and correctives) run for effects of the window. A failed one ended FAILED_NO_EFFECT,
-  // waits for a person, or never got a record; one still being reconciled is not counted as failed.
-  const compensationQuery = prisma.$queryRaw<CompensationRow[]>(Prisma.sql`
-    SELECT r.tool,
-      count(*)::int AS run,
-      count(*) FILTER (WHERE c.key IS NULL OR c.status = 'FAILED_NO_EFFECT' OR c.needs_human)::int AS failed
-    FROM intent_records r
-    LEFT JOIN intent_records c ON c.tenant = r.tenant AND c.key = r.compensation->>'key'
-    WHERE ${tenantIs} r.created_at >= ${from}::timestamptz AND r.created_at < ${to}::timestamptz
-      AND r.compensation ? 'key'
-    GROUP BY r.tool`);
-
-  const [counts, stale, latency, compensations] = await Promise.all([
-    countsQuery,
-    staleQuery,
-    latencyQuery,
-    compensationQuery,
+  const [counts, stale, hist, exact, compensations] = await Promise.all([
+    prisma.$queryRaw<CountRow[]>(countsSql(tenants, segments)),
+    prisma.$queryRaw<{ tool: string; n: number; oldest: Date }[]>(staleSql(tenants, staleNowEpochMs)),
+    usesRollups ? prisma.$queryRaw<HistRow[]>(histogramSql(tenants, segments)) : Promise.resolve([]),
+    usesRollups ? Promise.resolve([]) : prisma.$queryRaw<ExactLatencyRow[]>(exactLatencySql(tenants, segments)),
+    prisma.$queryRaw<{ tool: string; run: number; failed: number }[]>(
+      compensationsSql(tenants, fromEpochMs, toEpochMs),
+    ),
   ]);
 
   const newAcc = (): Acc => ({
@@ -283,6 +280,7 @@ export async function statsOverview(
     compensationsFailed: 0,
     oldestDeadline: null,
     latency: noLatency(),
+    hist: new Map(),
   });
   const perTool = new Map<string, Acc>();
   for (const tool of Object.keys(toolTimeoutsMs)) perTool.set(tool, newAcc());
@@ -294,19 +292,19 @@ export async function statsOverview(
   };
 
   for (const row of counts) {
+    // A tool whose rows cancel out (a dirty minute emptied by archiving) adds nothing.
+    if (row.calls === 0 && !perTool.has(row.tool)) continue;
     for (const acc of [accOf(row.tool), totals]) {
-      if (row.bucket < 0) {
-        acc.prevCalls += row.n;
-        if (row.ever_unknown) acc.prevUnknown += row.n;
+      if (row.slice < 0) {
+        acc.prevCalls += row.calls;
+        acc.prevUnknown += row.unknown;
         continue;
       }
-      acc.calls += row.n;
-      acc.bucketCalls[row.bucket]! += row.n;
-      if (row.ever_unknown) {
-        acc.unknown += row.n;
-        acc.bucketUnknown[row.bucket]! += row.n;
-        acc.resolutions[row.category] += row.n;
-      }
+      acc.calls += row.calls;
+      acc.bucketCalls[row.slice]! += row.calls;
+      acc.unknown += row.unknown;
+      acc.bucketUnknown[row.slice]! += row.unknown;
+      for (const category of CATEGORIES) acc.resolutions[category] += row[category];
     }
   }
   for (const row of compensations) {
@@ -322,10 +320,25 @@ export async function statsOverview(
       acc.oldestDeadline = acc.oldestDeadline === null ? oldest : Math.min(acc.oldestDeadline, oldest);
     }
   }
-  for (const row of latency) {
+  for (const row of exact) {
     const stats: LatencyStats = { samples: row.samples, p50Ms: row.p50, p95Ms: row.p95, p99Ms: row.p99 };
     if (row.tool === null) totals.latency = stats;
     else accOf(row.tool).latency = stats;
+  }
+  for (const row of hist) {
+    for (const acc of [accOf(row.tool), totals]) addHistogram(acc.hist, new Map([[row.k, row.n]]));
+  }
+  if (usesRollups) {
+    for (const acc of [...perTool.values(), totals]) {
+      let samples = 0;
+      for (const n of acc.hist.values()) samples += n;
+      acc.latency = {
+        samples,
+        p50Ms: histogramPercentile(acc.hist, 0.5),
+        p95Ms: histogramPercentile(acc.hist, 0.95),
+        p99Ms: histogramPercentile(acc.hist, 0.99),
+      };
+    }
   }
 
   const bucketMs = windowMs / buckets;
