@@ -12,17 +12,25 @@ const LABELS: Record<keyof typeof RANGE_PRESETS, string> = {
  * The time range of a list page as a plain GET form (works before hydration): any time, a preset
  * (`?range=`), or the absolute window already in the URL (`?from=&to=`, e.g. from an overview link).
  * Other parameters are kept, except the page cursor (a new window starts at its newest records).
+ * `anyTime: false` (a list that needs a window, e.g. runs) offers no "Any time" and shows
+ * `defaultPreset` when the URL names no range; `what` starts the window's description.
  */
 export function ListRangePicker({
   path,
   params,
   window,
+  anyTime = true,
+  defaultPreset,
+  what = "Created",
 }: {
   path: string;
   params: Record<string, string>;
   window: { fromEpochMs?: number; toEpochMs?: number };
+  anyTime?: boolean;
+  defaultPreset?: keyof typeof RANGE_PRESETS;
+  what?: string;
 }) {
-  const absolute = !isPreset(params.range) && window.fromEpochMs !== undefined;
+  const absolute = !isPreset(params.range) && window.fromEpochMs !== undefined && params.from !== undefined;
   const kept = Object.entries(params).filter(([k]) => !["range", "from", "to", "cursor"].includes(k));
   return (
     <form method="get" action={path} className="toolbar">
@@ -31,8 +39,11 @@ export function ListRangePicker({
       ))}
       <label className="field">
         <span>Time range</span>
-        <select name="range" defaultValue={isPreset(params.range) ? params.range : absolute ? "custom" : ""}>
-          <option value="">Any time</option>
+        <select
+          name="range"
+          defaultValue={isPreset(params.range) ? params.range : absolute ? "custom" : (defaultPreset ?? "")}
+        >
+          {anyTime ? <option value="">Any time</option> : null}
           {Object.entries(LABELS).map(([value, label]) => (
             <option key={value} value={value}>
               {label}
@@ -50,7 +61,7 @@ export function ListRangePicker({
       <button type="submit">Apply</button>
       {window.fromEpochMs !== undefined ? (
         <span className="small muted" suppressHydrationWarning>
-          Created from {formatTime(window.fromEpochMs)}
+          {what} from {formatTime(window.fromEpochMs)}
           {window.toEpochMs !== undefined ? ` to ${formatTime(window.toEpochMs)}` : ""}.
         </span>
       ) : null}

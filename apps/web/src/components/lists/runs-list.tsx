@@ -10,13 +10,13 @@ import { useLiveInterval } from "~/components/live-refresh";
 import { EmptyState, ErrorState, Loading, NoResults } from "~/components/states";
 import { TenantLink, useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { formatDuration, formatTime } from "~/lib/format";
-import { RUN_STATUSES, type RunStatus, type RunSummary, runStatusLabel, summariseRuns } from "~/lib/run-summary";
+import { isRunStatus, RUN_STATUSES, type RunSummary, runStatusLabel } from "~/lib/run-summary";
 import { runPath } from "~/lib/search";
-import { parseListWindow } from "~/lib/time-range";
+import { DEFAULT_PRESET, parseListWindow, RANGE_PRESETS } from "~/lib/time-range";
 import { useTRPC } from "~/trpc/react";
 
-/** Records read per page of runs (the API's largest page). */
-const RECORDS_PER_PAGE = 200;
+/** Runs per page. */
+const RUNS_PER_PAGE = 50;
 
 const col = createColumnHelper<RunSummary>();
 const columns: Columns<RunSummary> = [
@@ -45,33 +45,37 @@ const columns: Columns<RunSummary> = [
   col.accessor("steps", { header: "Steps", meta: { numeric: true } }),
   col.accessor((r) => r.tools.join(", "), { id: "tools", header: "Tools" }),
   col.accessor("unknownCount", { header: "UNKNOWNs", meta: { numeric: true, testId: "run-unknowns" } }),
+  col.accessor("needsHumanCount", { header: "For a person", meta: { numeric: true, testId: "run-needs-human" } }),
 ];
 
 /**
- * The runs of the newest records (keyset-paged by `?cursor=`), with status, start, duration, tools
- * and UNKNOWN count; filters `status`, `tool`, `range` or `from`/`to` (epoch ms) in the URL. The filter form is
- * a plain GET form, so it works before hydration. A run whose steps straddle two pages shows the
- * steps of this page.
+ * The runs that started in the window (`range`, or `from`/`to` epoch ms; default the last 24 hours),
+ * newest first, from `runs.list`: status, start, duration, steps, tools, UNKNOWNs and records waiting
+ * for a person; filters `status` and `tool`, keyset pages by `?cursor=` — all in the URL. The filter
+ * form is a plain GET form, so it works before hydration.
  */
 export function RunsList({ params }: { params: Record<string, string> }) {
   const live = useLiveInterval();
   const trpc = useTRPC();
   const tenant = useTenantFilter();
-  const status = RUN_STATUSES.includes(params.status as RunStatus) ? (params.status as RunStatus) : undefined;
+  const status = isRunStatus(params.status) ? params.status : undefined;
   const [now] = useState(() => Date.now());
-  const span = parseListWindow(params, now);
-  const filters = { ...(params.tool ? { tool: params.tool } : {}), ...span };
+  const given = parseListWindow(params, now);
+  const span =
+    given.fromEpochMs !== undefined ? given : { fromEpochMs: now - RANGE_PRESETS[DEFAULT_PRESET], toEpochMs: now };
   const page = useQuery({
-    ...trpc.intents.list.queryOptions({
-      filters,
-      limit: RECORDS_PER_PAGE,
+    ...trpc.runs.list.queryOptions({
+      ...span,
+      ...(status ? { status } : {}),
+      ...(params.tool ? { tool: params.tool } : {}),
+      limit: RUNS_PER_PAGE,
       ...(params.cursor ? { cursor: params.cursor } : {}),
       ...tenant.input,
     }),
     refetchInterval: live(30_000),
   });
-  const runs = page.data ? summariseRuns(page.data.items) : [];
-  const shown = status ? runs.filter((r) => r.status === status) : runs;
+  const runs = page.data?.items ?? [];
+  const filtered = Boolean(status || params.tool || params.cursor);
   const pageHref = (cursor: string | undefined) => {
     const query = new URLSearchParams(Object.entries(params).filter(([k]) => k !== "cursor"));
     if (cursor) query.set("cursor", cursor);
@@ -82,7 +86,14 @@ export function RunsList({ params }: { params: Record<string, string> }) {
   return (
     <>
       <h2>Runs</h2>
-      <ListRangePicker path="/runs" params={params} window={span} />
+      <ListRangePicker
+        path="/runs"
+        params={params}
+        window={page.data ?? span}
+        anyTime={false}
+        defaultPreset={DEFAULT_PRESET}
+        what="Started"
+      />
       <form method="get" action="/runs" className="toolbar" key={JSON.stringify(params)}>
         {tenant.tenant !== undefined ? <input type="hidden" name="tenant" value={tenant.tenant} /> : null}
         {params.range ? <input type="hidden" name="range" value={params.range} /> : null}
@@ -107,16 +118,14 @@ export function RunsList({ params }: { params: Record<string, string> }) {
       </form>
       {page.isPending ? <Loading what="runs" /> : null}
       {page.error && !page.data ? <ErrorState error={page.error} title="Could not load the runs" /> : null}
-      {page.data && runs.length === 0 && !params.cursor && !params.tool ? (
-        <EmptyState>No agent has made a side-effecting call yet.</EmptyState>
+      {page.data && runs.length === 0 && !filtered ? (
+        <EmptyState>No agent run started in this time range.</EmptyState>
       ) : null}
-      {page.data && shown.length === 0 && (runs.length > 0 || params.cursor || params.tool) ? (
-        <NoResults>No run on this page matches these filters.</NoResults>
-      ) : null}
-      {shown.length ? (
+      {page.data && runs.length === 0 && filtered ? <NoResults>No run matches these filters.</NoResults> : null}
+      {runs.length ? (
         <DataTable
           label="Runs"
-          data={shown}
+          data={runs}
           columns={withTenantColumn(columns, tenant.showTenant)}
           rowProps={(row) => ({ "data-testid": "run-row", "data-run": row.original.runId })}
         />

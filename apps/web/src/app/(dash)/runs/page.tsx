@@ -10,7 +10,8 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
     <>
       <h1>Runs</h1>
       <p className="muted small">
-        Agent runs, newest first: status, start, duration, tools and UNKNOWNs. A run's page shows its steps in order.
+        Agent runs that started in the time range (the last 24 hours unless you pick another), newest first: status,
+        start, duration, tools, UNKNOWNs and steps waiting for a person. A run's page shows its steps in order.
       </p>
       <RunSearch />
       <RunsList params={firstValues(await searchParams)} />
