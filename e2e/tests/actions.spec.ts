@@ -34,7 +34,7 @@ test("the record page offers the queue's actions with the same confirmation when
 });
 
 test("an operator aborts a run from the run page and reads the abort report", async ({ page }, testInfo) => {
-  const { tools } = stack();
+  const { tools, names } = stack();
   const seeder = new Seeder("run-abort");
   const first = await seeder.call(tools.runs, "succeeded");
   const second = await seeder.call(tools.runs, "succeeded");
@@ -69,6 +69,16 @@ test("an operator aborts a run from the run page and reads the abort report", as
   await expect(listed.getByTestId("run-unknowns")).toHaveText("0");
   await page.goto("/runs?status=open");
   await expect(page.locator(`[data-testid="run-row"][data-run="${seeder.runId}"]`)).toHaveCount(0);
+  await page.goto(`/runs?tool=${tools.runsReverse}`);
+  await expect(page.locator(`[data-testid="run-row"][data-run="${seeder.runId}"]`)).toHaveCount(1);
+
+  // The audit log shows the abort: who, which run, why, and the report's summary.
+  await page.goto("/audit?action=abort_run");
+  const entry = page.getByTestId("audit-row").filter({ hasText: seeder.runId });
+  await expect(entry).toHaveCount(1);
+  await expect(entry).toContainText("Abort run");
+  await expect(entry).toContainText(names.operator);
+  await expect(entry).toContainText("customer cancelled the whole order");
 
   // A viewer sees the run but not the button.
   const viewer = await page.context().browser()!.newContext({ baseURL: stack().webUrl });

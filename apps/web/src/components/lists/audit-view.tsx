@@ -9,26 +9,53 @@ import { useLiveInterval } from "~/components/live-refresh";
 import { EmptyState, ErrorState, Loading, NoResults } from "~/components/states";
 import { TenantLink, useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { formatTime, toDateTimeLocalOrEmpty } from "~/lib/format";
-import { intentPath } from "~/lib/search";
+import { intentPath, runPath } from "~/lib/search";
 import { actionLabel, OPERATOR_ACTIONS } from "~/lib/status";
 import { useTRPC, useTRPCClient } from "~/trpc/react";
 import type { AuditEntry, OperatorAction } from "~/trpc/types";
+
+/** An operator's run abort (`runs.operatorAbort`) in the audit. */
+type RunAbortEntry = Extract<AuditEntry, { action: "abort_run" }>;
+/** An action of the audit's filter: one on a record, or a run abort. */
+type AuditAction = OperatorAction | "abort_run";
+const AUDIT_ACTIONS: readonly AuditAction[] = [...OPERATOR_ACTIONS, "abort_run"];
+
+function isRunAbort(entry: AuditEntry): entry is RunAbortEntry {
+  return entry.action === "abort_run";
+}
+
+function auditActionLabel(action: AuditAction): string {
+  return action === "abort_run" ? "Abort run" : actionLabel(action);
+}
 
 const col = createColumnHelper<AuditEntry>();
 const columns: Columns<AuditEntry> = [
   col.accessor("atEpochMs", { header: "When", cell: (c) => formatTime(c.getValue()) }),
   col.accessor("actorName", { header: "Operator" }),
-  col.accessor("action", { header: "Action", cell: (c) => actionLabel(c.getValue()) }),
-  col.accessor("tool", { header: "Tool" }),
+  col.accessor("action", { header: "Action", cell: (c) => auditActionLabel(c.getValue()) }),
+  col.accessor("tool", { header: "Tool", cell: (c) => c.getValue() || "–" }),
   col.accessor("key", {
-    header: "Record",
-    cell: (c) => (
-      <TenantLink href={intentPath(c.getValue())} className="mono small">
-        {c.getValue()}
-      </TenantLink>
-    ),
+    header: "Record or run",
+    cell: (c) => {
+      const entry = c.row.original;
+      return isRunAbort(entry) ? (
+        <TenantLink href={runPath(entry.runId)} className="mono small">
+          run {entry.runId}
+        </TenantLink>
+      ) : (
+        <TenantLink href={intentPath(entry.key)} className="mono small">
+          {entry.key}
+        </TenantLink>
+      );
+    },
   }),
-  col.accessor((e) => `${e.before.status} → ${e.after.status}`, { id: "change", header: "Change" }),
+  col.accessor(
+    (e) =>
+      isRunAbort(e)
+        ? `${e.report.complete ? "aborted" : "aborted, not complete"}${e.report.needsHuman ? ` (${e.report.needsHuman} for a person)` : ""}: ${e.report.summary}`
+        : `${e.before.status} → ${e.after.status}`,
+    { id: "change", header: "Change" },
+  ),
   col.accessor("note", { header: "Reason" }),
 ];
 
@@ -36,16 +63,17 @@ function epochMs(value: string | undefined): number | undefined {
   return value && /^\d{1,16}$/.test(value) ? Number(value) : undefined;
 }
 
-/** Every operator action, newest first; filters (operator, action, tool, time) live in the URL. */
+/**
+ * Every operator action (on records, and run aborts), newest first; filters (operator, action, tool,
+ * time) live in the URL.
+ */
 export function AuditView({ params }: { params: Record<string, string> }) {
   const live = useLiveInterval();
   const trpc = useTRPC();
   const client = useTRPCClient();
   const router = useRouter();
   const tenant = useTenantFilter();
-  const action = OPERATOR_ACTIONS.includes(params.action as OperatorAction)
-    ? (params.action as OperatorAction)
-    : undefined;
+  const action = AUDIT_ACTIONS.includes(params.action as AuditAction) ? (params.action as AuditAction) : undefined;
   const from = epochMs(params.from);
   const to = epochMs(params.to);
   const filters = {
@@ -96,9 +124,9 @@ export function AuditView({ params }: { params: Record<string, string> }) {
           <span>Action</span>
           <select name="action" defaultValue={action ?? ""}>
             <option value="">any</option>
-            {OPERATOR_ACTIONS.map((a) => (
+            {AUDIT_ACTIONS.map((a) => (
               <option key={a} value={a}>
-                {actionLabel(a)}
+                {auditActionLabel(a)}
               </option>
             ))}
           </select>
@@ -123,7 +151,7 @@ export function AuditView({ params }: { params: Record<string, string> }) {
         filtered ? (
           <NoResults>No operator action matches these filters.</NoResults>
         ) : (
-          <EmptyState>No operator has acted on a record yet.</EmptyState>
+          <EmptyState>No operator has acted on a record or aborted a run yet.</EmptyState>
         )
       ) : null}
       {entries.length ? (

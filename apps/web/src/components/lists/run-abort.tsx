@@ -53,7 +53,9 @@ export function AbortReportView({ report }: { report: AbortReport }) {
 /**
  * "Abort run" for operators: a confirmation that states the consequence and asks for a reason, then
  * `runs.operatorAbort` (the saga: reconcile, compensate confirmed effects latest first, queue what a
- * person must decide); shows the report. Aborting again is harmless (the compensations replay).
+ * person must decide), audited; shows the report. Each opening of the dialog has its own
+ * `operatorActionId`, so a retry of the same confirmation writes one audit entry. Aborting again is
+ * harmless (the compensations replay).
  */
 export function RunAbort({ runId, tenant }: { runId: string; tenant: string | undefined }) {
   const trpc = useTRPC();
@@ -61,6 +63,7 @@ export function RunAbort({ runId, tenant }: { runId: string; tenant: string | un
   const abort = useMutation(trpc.runs.operatorAbort.mutationOptions());
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState("");
+  const [operatorActionId, setOperatorActionId] = useState(() => crypto.randomUUID());
   const dialogRef = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const reasonId = useId();
@@ -75,10 +78,12 @@ export function RunAbort({ runId, tenant }: { runId: string; tenant: string | un
     event.preventDefault();
     if (abort.isPending || !reason.trim()) return;
     try {
-      await abort.mutateAsync({ runId, note: reason.trim(), ...(tenant ? { tenant } : {}) });
+      await abort.mutateAsync({ runId, note: reason.trim(), operatorActionId, ...(tenant ? { tenant } : {}) });
       setOpen(false);
       await queryClient.invalidateQueries({ queryKey: trpc.runs.get.queryKey() });
       void queryClient.invalidateQueries({ queryKey: trpc.queue.list.queryKey() });
+      void queryClient.invalidateQueries({ queryKey: trpc.runs.list.queryKey() });
+      void queryClient.invalidateQueries({ queryKey: trpc.audit.list.queryKey() });
     } catch {
       // shown in the dialog
     }
@@ -87,7 +92,14 @@ export function RunAbort({ runId, tenant }: { runId: string; tenant: string | un
   return (
     <>
       <div className="actions">
-        <button type="button" className="danger" onClick={() => setOpen(true)}>
+        <button
+          type="button"
+          className="danger"
+          onClick={() => {
+            setOperatorActionId(crypto.randomUUID());
+            setOpen(true);
+          }}
+        >
           Abort run
         </button>
       </div>
@@ -109,7 +121,7 @@ export function RunAbort({ runId, tenant }: { runId: string; tenant: string | un
               onChange={(e) => setReason(e.target.value)}
               required
               maxLength={2000}
-              placeholder="Why (kept in the executor's log)"
+              placeholder="Why (kept in the audit log)"
             />
             {abort.error ? (
               <div role="alert" className="error">
