@@ -80,6 +80,13 @@ const schema = z.object({
   TRISTATE_SWEEP_INTERVAL_MS: ms(5_000, 0, 3_600_000),
   /** Records one sweeper pass takes per tenant (reconciled 64 at a time). */
   TRISTATE_SWEEP_LIMIT: ms(1_000, 1, 10_000),
+  /** Wait between rounds of the read side's background step (rollup refresh, archiving), ms; 0 disables it. */
+  TRISTATE_ROLLUP_INTERVAL_MS: ms(5_000, 0, 3_600_000),
+  /**
+   * Retention: settled records older than the catalog's longest key retention + this period (ms) move
+   * to the archive tables (still found by key and run); 0 (the default): never archive.
+   */
+  TRISTATE_ARCHIVE_AFTER_MS: ms(0, 0, 10 * 365 * 86_400_000),
   /** Reconciliation probe rounds before concluding "absent". */
   TRISTATE_PROBE_ATTEMPTS: ms(3, 1, 20),
   /** Spacing unit between probe rounds, ms (round i waits min(i × spacing, remaining / 4)). */

@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { type AnyTool, createConfirmationTokens, createExecutor, DEFAULT_TENANT } from "@tristate/core";
-import { ApiKeyStore, DashboardSessionStore, MIGRATIONS_DIR, openDatabase } from "@tristate/db";
+import { ApiKeyStore, DashboardSessionStore, MIGRATIONS_DIR, openDatabase, startReadModelLoop } from "@tristate/db";
 import { loadCatalog } from "./catalog/load.ts";
 import { closeMcpUpstreams } from "./catalog/mcp-tool.ts";
 import type { Env } from "./env.ts";
@@ -103,6 +103,17 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
     limit: env.TRISTATE_SWEEP_LIMIT,
     logger,
   });
+  // Rollups for stats.overview and retention (issue 14): a background step, never on a call's path.
+  const longestKeyRetentionMs = Math.max(0, ...tools.map((t) => t.keyRetentionMs ?? 0));
+  const readModel =
+    env.TRISTATE_ROLLUP_INTERVAL_MS > 0
+      ? startReadModelLoop(db.store.prisma, {
+          intervalMs: env.TRISTATE_ROLLUP_INTERVAL_MS,
+          archiveAfterMs:
+            env.TRISTATE_ARCHIVE_AFTER_MS > 0 ? longestKeyRetentionMs + env.TRISTATE_ARCHIVE_AFTER_MS : null,
+          onError: (err, step) => logger.error({ err, step }, "read model step failed"),
+        })
+      : null;
   const { port } = http.server.address() as AddressInfo;
   const url = `http://${env.HOST.includes(":") ? `[${env.HOST}]` : env.HOST}:${port}`;
   logger.info(
@@ -131,6 +142,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
         http.server.closeAllConnections();
         await closed;
         await sweeper.stop();
+        await readModel?.stop();
         await closeMcpUpstreams(tools);
         await db.close();
         await telemetry.shutdown();

@@ -27,7 +27,8 @@ export interface IntentDetail {
 export const intentKeySchema = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
 
 /**
- * The intent record for `key` (all columns, the result too) and its event timeline, oldest first.
+ * The intent record for `key` (all columns, the result too) and its event timeline, oldest first; a
+ * record moved to the archive (past retention: `archiveIntents`) is found there, on its primary key.
  * @param options.redact - rewrites the record's args (masking; issue 5), default none.
  * @param options.tenant - only this tenant's record ({@link TenantScope}); keys are derived with the
  *   tenant, so without it at most one tenant has the key in practice (the first by tenant is taken).
@@ -42,13 +43,18 @@ export async function getIntent(
   parseQueryInput(z.object({ key: intentKeySchema }), { key });
   // Raw SQL tells a SQL NULL result (none recorded) from a JSON null one; the typed client cannot.
   const tenantFilter = options.tenant !== undefined ? Prisma.sql`tenant = ${options.tenant} AND ` : Prisma.empty;
-  const rows = await prisma.$queryRaw<RecordRow[]>(
-    Prisma.sql`SELECT ${Prisma.raw(RECORD_COLUMNS)} FROM intent_records WHERE ${tenantFilter}key = ${key}
-      ORDER BY tenant LIMIT 1`,
-  );
-  const row = rows[0];
+  const find = (table: string) =>
+    prisma.$queryRaw<RecordRow[]>(
+      Prisma.sql`SELECT ${Prisma.raw(RECORD_COLUMNS)} FROM ${Prisma.raw(table)} WHERE ${tenantFilter}key = ${key}
+        ORDER BY tenant LIMIT 1`,
+    );
+  // The hot table first; a record past retention lives in the archive with its timeline (`archiveIntents`).
+  let row = (await find("intent_records"))[0];
+  const archived = !row;
+  if (!row) row = (await find("intent_records_archive"))[0];
   if (!row) return null;
-  const events = await prisma.intentEvent.findMany({ where: { tenant: row.tenant, key }, orderBy: { id: "asc" } });
+  const where = { where: { tenant: row.tenant, key }, orderBy: { id: "asc" } } as const;
+  const events = archived ? await prisma.intentEventArchive.findMany(where) : await prisma.intentEvent.findMany(where);
   return {
     record: toIntentDetail(toIntentRecord(row), options.redact),
     events: events.map((e) => ({

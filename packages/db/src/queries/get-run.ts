@@ -22,7 +22,8 @@ export interface RunDetail {
 }
 
 /**
- * An agent run's intent records (its steps), oldest first.
+ * An agent run's intent records (its steps), oldest first, from the hot table and the archive
+ * (records past retention).
  * @param options.redact - rewrites each record's args (masking; issue 5), default none.
  * @param options.tenant - only this tenant's run ({@link TenantScope}); without it, the run id in every tenant.
  * @returns null when the run has no records (in the tenant).
@@ -34,12 +35,20 @@ export async function getRun(
   options: { redact?: ArgsRedactor } & TenantScope = {},
 ): Promise<RunDetail | null> {
   parseQueryInput(z.object({ runId: z.string().min(1, "must not be empty").max(200) }), { runId });
-  const rows = await prisma.intentRecord.findMany({
+  const query = {
     where: { ...(options.tenant !== undefined ? { tenant: options.tenant } : {}), runId },
-    orderBy: [{ createdAt: "asc" }, { key: "asc" }],
+    orderBy: [{ createdAt: "asc" as const }, { key: "asc" as const }],
     take: MAX_RUN_RECORDS + 1,
     select: SUMMARY_SELECT,
-  });
+  };
+  // Settled records past retention are in the archive (`archiveIntents`); a run may straddle both.
+  const [hot, archived] = await Promise.all([
+    prisma.intentRecord.findMany(query),
+    prisma.intentRecordArchive.findMany(query),
+  ]);
+  const rows = [...archived, ...hot]
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .slice(0, MAX_RUN_RECORDS + 1);
   if (rows.length === 0) return null;
   return {
     runId,

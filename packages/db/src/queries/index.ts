@@ -1,4 +1,18 @@
 /** Read-side queries of the operators' dashboard (one per file), over Prisma on PostgreSQL. */
+
+export { type ArchiveOptions, type ArchiveResult, archiveIntents } from "../rollups/archive-intents.ts";
+export {
+  HIST_RELATIVE_ERROR,
+  ROLLUP_LEVELS_MS,
+  SEAL_MARGIN_MS,
+} from "../rollups/buckets.ts";
+export { type ReadModelLoop, type ReadModelLoopOptions, startReadModelLoop } from "../rollups/read-model-loop.ts";
+export { tenantsWithRecords } from "../rollups/record-sources.ts";
+export {
+  type RefreshRollupsOptions,
+  type RefreshRollupsResult,
+  refreshIntentRollups,
+} from "../rollups/refresh-rollups.ts";
 export { getIntent, type IntentDetail, intentKeySchema, type TimelineEvent } from "./get-intent.ts";
 export { getRun, MAX_RUN_RECORDS, type RunDetail } from "./get-run.ts";
 export type {

@@ -1,6 +1,7 @@
 import { INTENT_STATUSES, RESOLUTIONS } from "@tristate/core";
 import { z } from "zod";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
+import { tenantsOf } from "../rollups/record-sources.ts";
 import {
   type ArgsRedactor,
   type IntentSummary,
@@ -83,6 +84,14 @@ function decodeCursor(cursor: string): { createdAt: Date; key: string } {
 /**
  * Intent records matching `filters`, newest first, by pages: keyset pagination on (created_at, key),
  * so records written while paging never shift a page (no duplicates, no gaps).
+ *
+ * Every page is an index range, whatever the filter and however deep (issue 14): the cursor bounds
+ * `created_at <= cursor` (then `key <` on the cursor's instant), so the scan starts at the cursor on
+ * (tenant, created_at, key) — or on a partial index when the filter implies its predicate: PENDING or
+ * UNKNOWN (`live_created`), `needsHuman: true` (`needs_human`), a resolution (`resolved`); a tool
+ * uses (tenant, tool, created_at). Without a tenant (admins), each tenant's page is read on its own
+ * index range and the pages merged. Filters the indexes do not lead with (stepId, traceId, a rare
+ * status among many records) are applied while walking the range.
  * @param options.redact - rewrites each record's args (masking; issue 5), default none.
  * @param options.tenant - only this tenant's records ({@link TenantScope}).
  * @throws QueryInputError naming the field when the input or the cursor is invalid.
@@ -94,7 +103,6 @@ export async function listIntents(
 ): Promise<IntentPage> {
   const { filters: f, cursor, limit } = parseQueryInput(listIntentsInput, input);
   const and: Prisma.IntentRecordWhereInput[] = [];
-  if (options.tenant !== undefined) and.push({ tenant: options.tenant });
   if (f.tool !== undefined) and.push({ tool: f.tool });
   if (f.status !== undefined) and.push({ status: f.status });
   if (f.resolution !== undefined) and.push({ resolution: f.resolution });
@@ -107,14 +115,25 @@ export async function listIntents(
   if (f.toEpochMs !== undefined) and.push({ createdAt: { lt: new Date(f.toEpochMs) } });
   if (cursor !== undefined) {
     const after = decodeCursor(cursor);
-    and.push({ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, key: { lt: after.key } }] });
+    // `created_at <= t` bounds the index scan; the OR only drops the cursor's own instant's earlier keys.
+    and.push({ createdAt: { lte: after.createdAt } });
+    and.push({ OR: [{ createdAt: { lt: after.createdAt } }, { key: { lt: after.key } }] });
   }
-  const rows = await prisma.intentRecord.findMany({
-    where: { AND: and },
-    orderBy: [{ createdAt: "desc" }, { key: "desc" }],
-    take: limit + 1,
-    select: SUMMARY_SELECT,
-  });
+  const tenants = await tenantsOf(prisma, options.tenant);
+  const pages = await Promise.all(
+    tenants.map((tenant) =>
+      prisma.intentRecord.findMany({
+        where: { AND: [{ tenant }, ...and] },
+        orderBy: [{ createdAt: "desc" }, { key: "desc" }],
+        take: limit + 1,
+        select: SUMMARY_SELECT,
+      }),
+    ),
+  );
+  const rows = pages
+    .flat()
+    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.key < b.key ? 1 : a.key > b.key ? -1 : 0))
+    .slice(0, limit + 1);
   const items = rows.slice(0, limit).map((row) => toIntentSummary(row, options.redact));
   const last = items.at(-1);
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };

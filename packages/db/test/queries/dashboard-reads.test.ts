@@ -1,0 +1,277 @@
+/**
+ * Issue 14: every dashboard read, on ~100 k records filled by SQL (30 tools, 30 days, two tenants),
+ * against a plain query over the raw tables — after a rollup refresh, with older records changed
+ * since (dirty minutes), after the next refresh, and after archiving. Rollups must be right, not
+ * just fast.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fillIntentLog } from "../../src/bench/dashboard-fill.ts";
+import { PrismaOperatorStore } from "../../src/operator-store.ts";
+import { PrismaIntentStore } from "../../src/prisma-intent-store.ts";
+import {
+  archiveIntents,
+  getIntent,
+  getRun,
+  HIST_RELATIVE_ERROR,
+  type IntentFilters,
+  listIntents,
+  listStale,
+  refreshIntentRollups,
+  statsOverview,
+} from "../../src/queries/index.ts";
+import { createTestDatabase, type TestDatabase } from "../../src/test-database.ts";
+import {
+  loadPlainFacts,
+  nearestRank,
+  type PlainFact,
+  plainCounts,
+  plainDurations,
+  plainKeys,
+} from "./dashboard-reads-plain.ts";
+
+const RECORDS = 100_000;
+const TENANTS = ["acme", "default"];
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+let db: TestDatabase;
+let store: PrismaIntentStore;
+let client: pg.Client;
+let now: number;
+/** The plain facts of every record, loaded after the changes (refreshes and archiving do not change them). */
+let facts: PlainFact[];
+
+const refreshAll = async () => {
+  for (let i = 0; i < 100; i++)
+    if ((await refreshIntentRollups(store.prisma, { maxRangeMs: 3 * DAY })).caughtUp) return;
+};
+const count = async (sql: string) => Number(Object.values((await client.query(sql)).rows[0] as object)[0]);
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  now = Date.now();
+  await fillIntentLog(db.url, { records: RECORDS, tenants: TENANTS, endEpochMs: now - 5 * 60_000, chunk: RECORDS });
+  store = new PrismaIntentStore({ databaseUrl: db.url, poolSize: 4 });
+  client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  await refreshAll();
+  // Changes to old records after the refresh: the dirty queue must keep the overview exact.
+  await client.query(`UPDATE intent_records SET status = 'SUCCEEDED', resolution = 'human_confirmed_effect',
+    needs_human = false, version = version + 1
+    WHERE key IN (SELECT key FROM intent_records WHERE tenant = 'default' AND needs_human
+      AND created_at < now() - interval '10 days' ORDER BY created_at LIMIT 3)`);
+  await client.query(`UPDATE intent_records SET status = 'UNKNOWN', version = version + 1
+    WHERE key IN (SELECT key FROM intent_records WHERE tenant = 'acme' AND status = 'SUCCEEDED'
+      AND created_at < now() - interval '2 hours' ORDER BY created_at DESC LIMIT 4)`);
+  await client.query(`INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status, attempt,
+      deadline_at, created_at, updated_at)
+    VALUES ('default', md5('late'), 'run-late', 'step-0', 'tool_05', '{}', '{}', 'FAILED_NO_EFFECT', 1,
+      now(), now() - interval '3 days', now())`);
+  facts = await loadPlainFacts(client);
+}, 120_000);
+
+afterAll(async () => {
+  await client?.end();
+  await store?.close();
+  await db?.drop();
+});
+
+/** The overview against the plain query: every tool's counts per slice, previous period, latency, stale. */
+async function expectOverviewExact(windowMs: number, tenant: string | undefined) {
+  const to = now;
+  const from = to - windowMs;
+  const tenants = tenant ? [tenant] : TENANTS;
+  const o = await statsOverview(store.prisma, { fromEpochMs: from, toEpochMs: to, staleNowEpochMs: now }, { tenant });
+  const plain = plainCounts(facts, tenants, { fromEpochMs: from, toEpochMs: to, buckets: 20 });
+  const tools = [...new Set(plain.map((p) => p.tool))].sort();
+  expect(o.tools.map((t) => t.tool).filter((t) => tools.includes(t))).toEqual(tools);
+  let total = 0;
+  for (const t of o.tools) {
+    const mine = plain.filter((p) => p.tool === t.tool);
+    const inWindow = mine.filter((p) => p.slice >= 0);
+    const sum = (f: (p: (typeof mine)[number]) => number, rows = inWindow) => rows.reduce((a, p) => a + f(p), 0);
+    expect({ tool: t.tool, calls: t.calls, unknown: t.unknownCount }).toEqual({
+      tool: t.tool,
+      calls: sum((p) => p.calls),
+      unknown: sum((p) => p.unknown),
+    });
+    for (const [category, n] of Object.entries(t.resolutions)) {
+      expect([t.tool, category, n]).toEqual([t.tool, category, sum((p) => p.categories[category] ?? 0)]);
+    }
+    const prev = mine.filter((p) => p.slice < 0);
+    expect([t.previous.calls, t.previous.unknownCount]).toEqual([
+      sum((p) => p.calls, prev),
+      sum((p) => p.unknown, prev),
+    ]);
+    t.sparkline.forEach((point, i) => {
+      const slice = inWindow.filter((p) => p.slice === i);
+      expect([t.tool, i, point.calls, point.unknownCount]).toEqual([
+        t.tool,
+        i,
+        sum((p) => p.calls, slice),
+        sum((p) => p.unknown, slice),
+      ]);
+    });
+    total += t.calls;
+  }
+  expect(o.totals.calls).toBe(total);
+  // Latency: exact sample counts; percentiles within the histogram's bound.
+  const durations = plainDurations(facts, tenants, from, to);
+  for (const t of o.tools) {
+    const d = durations.get(t.tool) ?? [];
+    expect([t.tool, t.latency.samples]).toEqual([t.tool, d.length]);
+    if (d.length === 0) continue;
+    for (const [q, got] of [
+      [0.5, t.latency.p50Ms],
+      [0.95, t.latency.p95Ms],
+      [0.99, t.latency.p99Ms],
+    ] as const) {
+      const want = nearestRank(d, q);
+      expect(Math.abs(got! - want) / want).toBeLessThanOrEqual(HIST_RELATIVE_ERROR + 1e-9);
+    }
+  }
+  // Stale PENDING (whatever the window) and compensations.
+  const stale = await client.query<{ n: number; oldest: Date }>(
+    `SELECT count(*)::int AS n, min(deadline_at) AS oldest FROM intent_records
+     WHERE tenant = ANY($1) AND status = 'PENDING' AND deadline_at < $2`,
+    [tenants, new Date(now)],
+  );
+  expect(o.totals.stalePendingCount).toBe(stale.rows[0]!.n);
+  expect(o.totals.oldestStalePendingAgeMs).toBe(now - stale.rows[0]!.oldest.getTime());
+  const comp = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM intent_records WHERE tenant = ANY($1) AND compensation ? 'key'
+       AND created_at >= $2 AND created_at < $3`,
+    [tenants, new Date(from), new Date(to)],
+  );
+  expect([o.totals.compensationsRun, o.totals.compensationsFailed]).toEqual([comp.rows[0]!.n, comp.rows[0]!.n]);
+  return o;
+}
+
+const WINDOWS: [number, string | undefined][] = [
+  [HOUR, "default"],
+  [DAY, undefined],
+  [7 * DAY, "default"],
+]; // 30 days (all tenants): in the first test
+
+describe("dashboard reads on 100 k records against plain queries (issue 14)", () => {
+  it("the fill is realistic and the rollups were used: rollup rows, dirty minutes, non-trivial figures", async () => {
+    expect(await count("SELECT count(*) FROM intent_rollups WHERE bucket_ms = 86400000")).toBeGreaterThan(30);
+    expect(
+      await count("SELECT count(DISTINCT (tenant, tool, minute)) FROM intent_rollup_dirty"),
+    ).toBeGreaterThanOrEqual(7);
+    const o = await expectOverviewExact(30 * DAY, undefined);
+    expect(o.totals.calls).toBeGreaterThan(0.99 * RECORDS);
+    expect(o.totals.unknownCount).toBeGreaterThan(1000);
+    expect(o.totals.resolutions.open).toBeGreaterThan(200);
+    expect(o.totals.resolutions.found).toBeGreaterThan(300);
+    expect(o.totals.stalePendingCount).toBeGreaterThan(100);
+    expect(o.totals.compensationsRun).toBeGreaterThan(30);
+  });
+
+  for (const [windowMs, tenant] of WINDOWS) {
+    it(`overview ${windowMs / HOUR} h, tenant ${tenant ?? "(all)"}: exact counts with dirty minutes pending`, async () => {
+      await expectOverviewExact(windowMs, tenant);
+    });
+  }
+
+  it("after the next refresh the dirty queue is empty and the overview still exact", async () => {
+    await refreshAll();
+    expect(await count("SELECT count(*) FROM intent_rollup_dirty")).toBe(0);
+    await expectOverviewExact(7 * DAY, "acme");
+    await expectOverviewExact(30 * DAY, undefined);
+  });
+
+  const FILTERS: IntentFilters[] = [
+    {},
+    { status: "PENDING" },
+    { status: "FAILED_NO_EFFECT" },
+    { status: "UNKNOWN", tool: "tool_03" },
+    { tool: "tool_07" },
+    { needsHuman: true },
+    { resolution: "found" },
+    { stepId: "step-2" },
+  ];
+  const conditionOf = (f: IntentFilters, values: unknown[]) => {
+    const parts: string[] = [];
+    const add = (sql: string, v: unknown) => {
+      values.push(v);
+      parts.push(sql.replace("?", `$${values.length}`));
+    };
+    if (f.status) add(`status = ?::"IntentStatus"`, f.status);
+    if (f.tool) add("tool = ?", f.tool);
+    if (f.needsHuman !== undefined) add("needs_human = ?", f.needsHuman);
+    if (f.resolution) add(`resolution = ?::"Resolution"`, f.resolution);
+    if (f.stepId) add("step_id = ?", f.stepId);
+    return parts;
+  };
+  for (const tenant of ["default", undefined]) {
+    it(`intents.list, tenant ${tenant ?? "(all)"}: first pages and a deep keyset page per filter equal the plain sort`, async () => {
+      for (const filters of FILTERS) {
+        const values: unknown[] = [tenant ? [tenant] : TENANTS];
+        const condition = ["tenant = ANY($1)", ...conditionOf(filters, values)].join(" AND ");
+        const want = await plainKeys(client, condition, values, 3_200);
+        let page = await listIntents(store.prisma, { filters, limit: 100 }, { tenant });
+        expect(page.items.map((i) => i.key)).toEqual(want.slice(0, 100).map((w) => w.key));
+        page = await listIntents(
+          store.prisma,
+          { filters, limit: 100, cursor: page.nextCursor ?? "x" },
+          { tenant },
+        ).catch(() => ({ items: [], nextCursor: null }));
+        expect(page.items.map((i) => i.key)).toEqual(want.slice(100, 200).map((w) => w.key));
+        if (want.length < 3_200) continue;
+        const at = want[2_999]!;
+        const cursor = Buffer.from(JSON.stringify([at.createdAtEpochMs, at.key])).toString("base64url");
+        page = await listIntents(store.prisma, { filters, limit: 200, cursor }, { tenant });
+        expect(page.items.map((i) => i.key)).toEqual(want.slice(3_000, 3_200).map((w) => w.key));
+      }
+    });
+  }
+
+  it("stale and queue lists equal the plain queries", async () => {
+    const stale = await listStale(store.prisma, { nowEpochMs: now, limit: 500 }, { tenant: "default" });
+    const plainStale = await client.query<{ key: string; n: string }>(
+      `SELECT key, count(*) OVER ()::text AS n FROM intent_records WHERE tenant = 'default' AND status = 'PENDING'
+       AND deadline_at < $1 ORDER BY deadline_at, key LIMIT 500`,
+      [new Date(now)],
+    );
+    expect(stale.items.map((i) => i.key)).toEqual(plainStale.rows.map((r) => r.key));
+    expect(stale.total).toBe(Number(plainStale.rows[0]!.n));
+    const queue = await new PrismaOperatorStore(store.prisma, "default").listNeedsHuman({
+      tenant: "default",
+      limit: 50,
+    });
+    const plainQueue = await client.query<{ key: string }>(
+      "SELECT key FROM intent_records WHERE tenant = 'default' AND needs_human ORDER BY created_at, key LIMIT 50",
+    );
+    expect(queue.records.map((r) => r.key)).toEqual(plainQueue.rows.map((r) => r.key));
+    expect(queue.records.length).toBe(50);
+  });
+
+  it("retention: archived records are found by key and run, and the overview counts them", async () => {
+    const olderThan = now - 25 * DAY;
+    let moved = 0;
+    for (;;) {
+      const r = await archiveIntents(store.prisma, { olderThanEpochMs: olderThan, batch: 20_000 });
+      moved += r.moved;
+      if (!r.more) break;
+    }
+    await client.query("ANALYZE");
+    expect(moved).toBeGreaterThan(0.15 * RECORDS);
+    expect(
+      await count(`SELECT count(*) FROM intent_records WHERE created_at < to_timestamp(${olderThan / 1000})
+      AND status IN ('SUCCEEDED', 'FAILED_NO_EFFECT') AND NOT needs_human`),
+    ).toBe(0);
+    const { rows } = await client.query<{ key: string; run_id: string; tenant: string }>(
+      "SELECT key, run_id, tenant FROM intent_records_archive ORDER BY created_at LIMIT 1",
+    );
+    const detail = await getIntent(store.prisma, rows[0]!.key, { tenant: rows[0]!.tenant });
+    expect(detail?.record.key).toBe(rows[0]!.key);
+    expect(detail?.events.length).toBeGreaterThanOrEqual(2);
+    expect((await getRun(store.prisma, rows[0]!.run_id, { tenant: rows[0]!.tenant }))?.records.length).toBeGreaterThan(
+      0,
+    );
+    await expectOverviewExact(30 * DAY, undefined);
+    await refreshAll();
+    await expectOverviewExact(30 * DAY, "default");
+  }, 60_000);
+});
