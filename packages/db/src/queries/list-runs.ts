@@ -137,10 +137,12 @@ interface RunRow {
  * newest start first, by pages: keyset pagination on (start, tenant, run id), so runs and records
  * written while paging never shift a page (a run's start is its first record's creation, which
  * later records do not change). Each run is summarised over all its records, also those created
- * after the window. Bounded by the window: the runs are found by a range scan of
- * `(tenant, tool, created_at)` per tool (the distinct tools by a skip scan of the same index), then
- * each run's records are read by `(tenant, run_id, …)`. Measured: 600,000 records over 30 days in 3
- * tenants, a page of one tenant's last 24 h (~4,000 runs) in ~60 ms on a warm cache.
+ * after the window and those retention moved to `intent_records_archive` (settled records: their
+ * timelines are read from `intent_events_archive`). Bounded by the window: the runs are found by a
+ * range scan of `(tenant, tool, created_at)` per tool (the distinct tools by a skip scan of the same
+ * index) and of the archive's `(tenant, created_at)`, ordered by start, and only the runs of the
+ * page are then read whole, by `(tenant, run_id, …)` in both tables. Measured: 600,000 records over
+ * 30 days in 3 tenants, a page of one tenant's last 24 h (~4,000 runs) in ~65 ms.
  * @param options.tenant - only this tenant's runs ({@link TenantScope}).
  * @param options.nowEpochMs - "now" for the default window. @default Date.now()
  * @throws QueryInputError naming the field: a window that is empty, reversed or wider than 31 days
@@ -186,7 +188,23 @@ function toRunSummary(row: RunRow): RunSummary {
   };
 }
 
-/** The query of {@link listRuns}: candidates in the window, their summaries, the status, one page. */
+/** The records of run `r` (a row with `tenant`, `run_id`) in both tables (a record is in one at any snapshot). */
+function runRecords(r: string): Prisma.Sql {
+  const cols = Prisma.raw(
+    "tenant, key, run_id, step_id, tool, status, resolution, needs_human, created_at, updated_at, finished_at",
+  );
+  const t = Prisma.raw(r);
+  return Prisma.sql`(
+    SELECT ${cols}, FALSE AS archived FROM intent_records WHERE tenant = ${t}.tenant AND run_id = ${t}.run_id
+    UNION ALL
+    SELECT ${cols}, TRUE AS archived FROM intent_records_archive WHERE tenant = ${t}.tenant AND run_id = ${t}.run_id
+  )`;
+}
+
+/**
+ * The query of {@link listRuns}: candidates in the window (both tables), their summaries over all
+ * their records, the status, one page, and the UNKNOWN counts of that page only.
+ */
 function runsSql(
   q: z.output<typeof listRunsInput>,
   tenant: string | undefined,
@@ -194,6 +212,8 @@ function runsSql(
   upper: number,
   after: Cursor | undefined,
 ): Prisma.Sql {
+  const fromAt = Prisma.sql`${new Date(from)}::timestamptz`;
+  const upperAt = Prisma.sql`${new Date(upper)}::timestamptz`;
   // The next (tenant, tool) after t's: a plain seek on `tool` within one tenant (a row comparison
   // beside `tenant = …` would not start the index scan there), a row comparison across tenants.
   const tenantIs = tenant !== undefined ? Prisma.sql`tenant = ${tenant}` : Prisma.sql`TRUE`;
@@ -201,77 +221,104 @@ function runsSql(
     tenant !== undefined
       ? Prisma.sql`tenant = ${tenant} AND tool > t.tool`
       : Prisma.sql`(tenant, tool) > (t.tenant, t.tool)`;
+  // Archived (settled, old) records: by (tenant, created_at) per tenant; tenants by a skip scan of the key.
+  const archiveTenants =
+    tenant !== undefined
+      ? Prisma.sql`SELECT ${tenant}::text AS tenant`
+      : Prisma.sql`SELECT tenant FROM archive_tenants WHERE tenant IS NOT NULL`;
   const keyset = after
-    ? Prisma.sql`AND (min(i.created_at), c.tenant, c.run_id) < (${new Date(after.startedAt)}::timestamptz, ${after.tenant}, ${after.runId})`
+    ? Prisma.sql`AND (c.started_at, c.tenant, c.run_id) < (${new Date(after.startedAt)}::timestamptz, ${after.tenant}, ${after.runId})`
     : Prisma.empty;
-  const withTool = q.tool !== undefined ? Prisma.sql`AND bool_or(i.tool = ${q.tool})` : Prisma.empty;
-  const statusIs = q.status !== undefined ? Prisma.sql`WHERE s.status = ${q.status}` : Prisma.empty;
+  const withTool = q.tool !== undefined ? Prisma.sql`bool_or(i.tool = ${q.tool})` : Prisma.sql`TRUE`;
+  const statusIs = q.status !== undefined ? Prisma.sql`AND s.status = ${q.status}` : Prisma.empty;
   return Prisma.sql`
     WITH RECURSIVE tools AS (
       (SELECT tenant, tool FROM intent_records WHERE ${tenantIs} ORDER BY tenant, tool LIMIT 1)
       UNION ALL
       SELECT n.tenant, n.tool FROM tools t CROSS JOIN LATERAL (
-        SELECT tenant, tool FROM intent_records
-        WHERE ${nextTool} ORDER BY tenant, tool LIMIT 1
+        SELECT tenant, tool FROM intent_records WHERE ${nextTool} ORDER BY tenant, tool LIMIT 1
       ) n
     ),
+    archive_tenants AS (
+      (SELECT tenant FROM intent_records_archive ORDER BY tenant LIMIT 1)
+      UNION ALL
+      SELECT (SELECT n.tenant FROM intent_records_archive n WHERE n.tenant > a.tenant ORDER BY n.tenant LIMIT 1)
+      FROM archive_tenants a WHERE a.tenant IS NOT NULL
+    ),
+    -- Runs with a record in [from, upper), and their first such record: a run's start when it has
+    -- none before the window (checked below); the runs that have one are not listed.
     candidates AS (
-      SELECT DISTINCT r.tenant, r.run_id FROM tools t CROSS JOIN LATERAL (
-        SELECT tenant, run_id FROM intent_records
-        WHERE tenant = t.tenant AND tool = t.tool
-          AND created_at >= ${new Date(from)}::timestamptz AND created_at < ${new Date(upper)}::timestamptz
-        OFFSET 0 -- keeps the lateral a range scan of (tenant, tool, created_at) per tool
-      ) r
+      SELECT w.tenant, w.run_id, min(w.created_at) AS started_at FROM (
+        SELECT r.tenant, r.run_id, r.created_at FROM tools t CROSS JOIN LATERAL (
+          SELECT tenant, run_id, created_at FROM intent_records
+          WHERE tenant = t.tenant AND tool = t.tool AND created_at >= ${fromAt} AND created_at < ${upperAt}
+          OFFSET 0 -- keeps the lateral a range scan of (tenant, tool, created_at) per tool
+        ) r
+        UNION ALL
+        SELECT r.tenant, r.run_id, r.created_at FROM (${archiveTenants}) t CROSS JOIN LATERAL (
+          SELECT tenant, run_id, created_at FROM intent_records_archive
+          WHERE tenant = t.tenant AND created_at >= ${fromAt} AND created_at < ${upperAt}
+          OFFSET 0
+        ) r
+      ) w
+      GROUP BY w.tenant, w.run_id
     ),
-    runs AS (
-      SELECT c.tenant, c.run_id,
-        min(i.created_at) AS started_at,
-        max(i.updated_at) AS last_activity,
-        max(coalesce(i.finished_at, i.updated_at)) AS last_end,
-        array_agg(DISTINCT i.tool ORDER BY i.tool) AS tools,
-        count(*)::int AS steps,
-        count(*) FILTER (WHERE i.needs_human)::int AS needs_human_count,
-        bool_or(i.status = 'UNKNOWN' OR i.needs_human) AS attention,
-        bool_or(i.status = 'PENDING') AS pending,
-        bool_or(i.step_id LIKE 'compensate:%' OR i.step_id LIKE 'correct:%') AS compensated
-      FROM candidates c JOIN intent_records i ON i.tenant = c.tenant AND i.run_id = c.run_id
-      GROUP BY c.tenant, c.run_id
-      HAVING min(i.created_at) >= ${new Date(from)}::timestamptz ${keyset} ${withTool}
-    ),
-    statuses AS (
-      SELECT r.*, CASE
-        WHEN r.attention THEN 'needs_attention'
-        WHEN r.pending THEN 'open'
-        WHEN r.compensated OR EXISTS (
-          SELECT 1 FROM audit_entries a
-          WHERE a.tenant = r.tenant AND a.key = ${RUN_AUDIT_KEY_PREFIX}::text || r.run_id AND a.action = ${RUN_ABORT_ACTION}
-        ) THEN 'aborted'
-        WHEN EXISTS (
-          SELECT 1 FROM run_plans p CROSS JOIN LATERAL jsonb_array_elements(p.steps) step
-          WHERE p.tenant = r.tenant AND p.run_id = r.run_id AND NOT EXISTS (
-            SELECT 1 FROM intent_records d
-            WHERE d.tenant = r.tenant AND d.run_id = r.run_id
-              AND d.step_id = step->>'stepId' AND d.tool = step->>'tool'
-              AND d.status IN ('SUCCEEDED', 'FAILED_NO_EFFECT')
-          )
-        ) THEN 'open'
-        ELSE 'completed'
-      END AS status
-      FROM runs r
-    ),
+    -- Newest start first; each run summarised over all its records only as the page needs it (the
+    -- ordered subquery feeds a nested loop that the LIMIT stops).
     page AS (
-      SELECT * FROM statuses s ${statusIs}
-      ORDER BY s.started_at DESC, s.tenant DESC, s.run_id DESC
+      SELECT c.tenant, c.run_id, c.started_at, a.last_activity, a.last_end, a.tools, a.steps,
+        a.needs_human_count, s.status
+      FROM (
+        SELECT * FROM candidates c WHERE TRUE ${keyset}
+        ORDER BY c.started_at DESC, c.tenant DESC, c.run_id DESC
+        OFFSET 0
+      ) c
+      CROSS JOIN LATERAL (
+        SELECT min(i.created_at) AS first_at,
+          max(i.updated_at) AS last_activity,
+          max(coalesce(i.finished_at, i.updated_at)) AS last_end,
+          array_agg(DISTINCT i.tool ORDER BY i.tool) AS tools,
+          count(*)::int AS steps,
+          count(*) FILTER (WHERE i.needs_human)::int AS needs_human_count,
+          bool_or(i.status = 'UNKNOWN' OR i.needs_human) AS attention,
+          bool_or(i.status = 'PENDING') AS pending,
+          bool_or(i.step_id LIKE 'compensate:%' OR i.step_id LIKE 'correct:%') AS compensated,
+          ${withTool} AS has_tool
+        FROM ${runRecords("c")} i
+      ) a
+      CROSS JOIN LATERAL (
+        SELECT CASE
+          WHEN a.attention THEN 'needs_attention'
+          WHEN a.pending THEN 'open'
+          WHEN a.compensated OR EXISTS (
+            SELECT 1 FROM audit_entries ae
+            WHERE ae.tenant = c.tenant AND ae.key = ${RUN_AUDIT_KEY_PREFIX}::text || c.run_id
+              AND ae.action = ${RUN_ABORT_ACTION}
+          ) THEN 'aborted'
+          WHEN EXISTS (
+            SELECT 1 FROM run_plans p CROSS JOIN LATERAL jsonb_array_elements(p.steps) step
+            WHERE p.tenant = c.tenant AND p.run_id = c.run_id AND NOT EXISTS (
+              SELECT 1 FROM ${runRecords("c")} d
+              WHERE d.step_id = step->>'stepId' AND d.tool = step->>'tool'
+                AND d.status IN ('SUCCEEDED', 'FAILED_NO_EFFECT')
+            )
+          ) THEN 'open'
+          ELSE 'completed'
+        END AS status
+      ) s
+      WHERE a.first_at >= ${fromAt} AND a.has_tool ${statusIs}
+      ORDER BY c.started_at DESC, c.tenant DESC, c.run_id DESC
       LIMIT ${q.limit + 1}
     )
     SELECT p.tenant, p.run_id, p.status, p.started_at, p.last_activity, p.last_end, p.tools, p.steps,
       p.needs_human_count,
-      (SELECT count(*)::int FROM intent_records u
-        WHERE u.tenant = p.tenant AND u.run_id = p.run_id AND (
-          u.status = 'UNKNOWN' OR u.resolution IS NOT NULL OR EXISTS (
-            SELECT 1 FROM intent_events e WHERE e.tenant = u.tenant AND e.key = u.key
-              AND (e.type = 'lease_expired' OR (e.type = 'outcome' AND e.data->>'outcome' = 'UNKNOWN'))
-          )
+      (SELECT count(*)::int FROM ${runRecords("p")} u
+        WHERE u.status = 'UNKNOWN' OR u.resolution IS NOT NULL OR EXISTS (
+          SELECT 1 FROM intent_events e WHERE NOT u.archived AND e.tenant = u.tenant AND e.key = u.key
+            AND (e.type = 'lease_expired' OR (e.type = 'outcome' AND e.data->>'outcome' = 'UNKNOWN'))
+        ) OR EXISTS (
+          SELECT 1 FROM intent_events_archive e WHERE u.archived AND e.tenant = u.tenant AND e.key = u.key
+            AND (e.type = 'lease_expired' OR (e.type = 'outcome' AND e.data->>'outcome' = 'UNKNOWN'))
         )) AS unknown_count
     FROM page p
     ORDER BY p.started_at DESC, p.tenant DESC, p.run_id DESC`;

@@ -37,6 +37,25 @@ async function rec(
   });
 }
 
+const COLUMNS = `tenant, key, run_id, step_id, tool, args, identity, status, attempt, deadline_at, result, error,
+  compensation, resolution, needs_human, reconcile_sweeps, version, created_at, updated_at, finished_at, trace_id,
+  sent_key, settles_at`;
+/** Moves records (of these runs, or these keys) of tenant default with their timelines to the archive tables. */
+async function archive(runIds: string[], keys: string[]) {
+  const which = "tenant = 'default' AND (run_id = ANY($1) OR key = ANY($2))";
+  await store.pool.query(
+    `INSERT INTO intent_records_archive (${COLUMNS}) SELECT ${COLUMNS} FROM intent_records WHERE ${which}`,
+    [runIds, keys],
+  );
+  await store.pool.query(
+    `INSERT INTO intent_events_archive (id, tenant, key, type, at, data)
+     SELECT id, tenant, key, type, at, data FROM intent_events
+     WHERE tenant = 'default' AND key IN (SELECT key FROM intent_records WHERE ${which})`,
+    [runIds, keys],
+  );
+  await store.pool.query(`DELETE FROM intent_records WHERE ${which}`, [runIds, keys]);
+}
+
 beforeAll(async () => {
   db = await createTestDatabase();
   store = new PrismaIntentStore({ databaseUrl: db.url, poolSize: 4 });
@@ -82,6 +101,15 @@ beforeAll(async () => {
   await rec(store, "run-old", "refund", 2 * MIN, ok);
   // another tenant, same run id as a default one.
   await rec(acme, "run-done", "refund", 1 * MIN, ok);
+  // Retention moved records to the archive: a whole aborted run (its timeline too), and the first
+  // record of a run whose second is live.
+  const u = await rec(store, "run-archived", "refund", 12 * MIN, ok, {
+    events: (key) => [{ key, type: "outcome", atEpochMs: NOW - 12 * MIN, data: { outcome: "UNKNOWN" } }],
+  });
+  await rec(store, "run-archived", "reverse_refund", 11 * MIN, ok, { stepId: `compensate:${u.key}` });
+  const half = await rec(store, "run-half", "email", 13 * MIN, ok);
+  await rec(store, "run-half", "refund", 1 * MIN, ok);
+  await archive(["run-archived"], [half.key]);
   // 12 runs in the same millisecond (ties broken by tenant, run id).
   for (let i = 0; i < 12; i++) await rec(store, `run-tie-${String(i).padStart(2, "0")}`, "batch", 30 * MIN, ok);
 }, 120_000);
@@ -128,6 +156,19 @@ describe("listRuns (real PostgreSQL)", () => {
     expect(byId(items, "run-aborted")).toMatchObject({ status: "aborted", steps: 2, unknownCount: 0 });
     expect(byId(items, "run-planned")?.status).toBe("open");
     expect(byId(items, "run-old")).toBeUndefined();
+    // Archived records count like live ones (start, steps, tools, compensation, ever UNKNOWN).
+    expect(byId(items, "run-archived")).toMatchObject({
+      status: "aborted",
+      startedAtEpochMs: NOW - 12 * MIN,
+      steps: 2,
+      tools: ["refund", "reverse_refund"],
+      unknownCount: 1,
+    });
+    expect(byId(items, "run-half")).toMatchObject({
+      startedAtEpochMs: NOW - 13 * MIN,
+      steps: 2,
+      tools: ["email", "refund"],
+    });
     expect(items.every((r) => r.tenant === "default")).toBe(true);
   });
 
@@ -135,18 +176,22 @@ describe("listRuns (real PostgreSQL)", () => {
     const statuses = async (status: "open" | "completed" | "aborted" | "needs_attention") =>
       (await readAll({ status }, "default")).map((r) => r.runId).sort();
     expect(await statuses("open")).toEqual(["run-open", "run-planned"]);
-    expect(await statuses("aborted")).toEqual(["run-aborted"]);
+    expect(await statuses("aborted")).toEqual(["run-aborted", "run-archived"]);
     expect(await statuses("needs_attention")).toEqual(["run-attn"]);
     expect(await statuses("completed")).toContain("run-done");
     const email = await readAll({ tool: "email" }, "default");
-    expect(email.map((r) => r.runId).sort()).toEqual(["run-attn", "run-done"]);
+    // run-half's email step is archived: still a step of that tool.
+    expect(email.map((r) => r.runId).sort()).toEqual(["run-attn", "run-done", "run-half"]);
     expect(byId(email, "run-done")?.tools).toEqual(["email", "refund"]);
-    expect(await readAll({ tool: "email", status: "completed" }, "default")).toHaveLength(1);
+    expect(await readAll({ tool: "email", status: "completed" }, "default")).toHaveLength(2);
   });
 
   it("the window: runs that started in it (a run older than it is not listed even when active in it)", async () => {
     const recent = await readAll({ fromEpochMs: NOW - 5 * MIN - 1, toEpochMs: NOW }, "default");
     expect(recent.map((r) => r.runId).sort()).toEqual(["run-aborted", "run-planned"]);
+    // A run whose first (archived) record is before the window started before it.
+    const late = await readAll({ fromEpochMs: NOW - 2 * MIN, toEpochMs: NOW }, "default");
+    expect(late.map((r) => r.runId)).not.toContain("run-half");
     const all = await readAll({ fromEpochMs: NOW - 26 * 60 * MIN, toEpochMs: NOW + MIN }, "default");
     expect(byId(all, "run-old")).toMatchObject({ steps: 2, startedAtEpochMs: NOW - 25 * 60 * MIN });
   });
@@ -156,6 +201,7 @@ describe("listRuns (real PostgreSQL)", () => {
     const all = await readAll({});
     expect(byId(all, "run-done", "acme")).toMatchObject({ steps: 1 });
     expect(byId(all, "run-done", "default")).toMatchObject({ steps: 2 });
+    expect(byId(all, "run-archived", "default")).toMatchObject({ steps: 2, status: "aborted" });
     expect(await readAll({}, "nobody")).toEqual([]);
   });
 
