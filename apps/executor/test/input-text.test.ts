@@ -70,6 +70,15 @@ describe("strings with NUL or a lone surrogate: 400 naming the field and the rul
       SURROGATE_RULE,
     );
     expectRefused(await stack.post("calls.execute", refund("s3", { tool: `issue_refund${NUL}` })), "tool", NUL_RULE);
+    // In the arguments, the refusal carries the INVALID_ARGUMENTS envelope for the model (as a schema refusal does).
+    const inArgs = await stack.post("calls.execute", refund("s4", {}, { reason: NUL }));
+    expectRefused(inArgs, "args.reason", NUL_RULE);
+    expect(inArgs.json.error.data.detail).toMatchObject({
+      status: "FAILED_NO_EFFECT",
+      retry_safe: true,
+      idempotency_key: "",
+      error: { code: "INVALID_ARGUMENTS", field: "reason", rule: NUL_RULE },
+    });
     for (const [note, rule] of [
       [`checked with the bank${NUL}`, NUL_RULE],
       [`checked ${HIGH}`, SURROGATE_RULE],

@@ -3,7 +3,7 @@
  * running executor on PostgreSQL, in front of an upstream MCP ticket desk started by the test.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { ApiKeyStore } from "@tristate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDesk, startTicketHttpServer, type TicketHttpServer } from "./fixtures/ticket-mcp.ts";
@@ -197,6 +197,16 @@ describe("MCP gateway over Streamable HTTP at /mcp", () => {
     expect(unknown?.code).toBe(-32602);
     expect(unknown?.message).toMatch(/^MCP error -32602: unknown tool "no_such_tool"/);
     expect(unknown?.message.match(/MCP error/g)).toHaveLength(1);
+    // A malformed tools/call (arguments not an object, no name) is -32602 invalid params, never
+    // -32603 internal error (which a caller must read as "maybe it ran").
+    for (const params of [{ name: "open_ticket", arguments: "x" }, { arguments: {} }, { name: 5 }]) {
+      const refused = await client.request({ method: "tools/call", params } as never, CallToolResultSchema).then(
+        () => null,
+        (error: Error & { code?: number }) => error,
+      );
+      expect(refused?.code, JSON.stringify(params)).toBe(-32602);
+    }
+    expect(ticketsAbout("x")).toHaveLength(0);
   });
 
   it("bad keys are throttled per address like /trpc's (429 with Retry-After); a valid key still gets in", async () => {

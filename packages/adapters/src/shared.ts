@@ -28,8 +28,11 @@ export interface TristateToolsOptions {
    * The step of the run: a string, or a function of the call. The same run, step, tool and identity
    * is one effect, however often the model repeats it; so the step must not change when the model
    * retries (never use the SDK's tool call id). Two deliberate effects of one tool with different
-   * identities (two refunds) need two steps; with one step the second is refused
-   * (`IDEMPOTENCY_CONFLICT`, nothing sent). @default the tool's name
+   * identities (two refunds) need two steps; with one fixed step the second is refused
+   * (`IDEMPOTENCY_CONFLICT`, nothing sent). @default none: the executor derives the step from the
+   * tool and the arguments' canonical identity (`auto:<tool>:<hash>`), the same rule as under MCP —
+   * a repeat (however reworded) is the same step, another identity is another step, and two
+   * deliberate calls with the same identity need a step function that tells them apart.
    */
   stepId?: string | ((call: ToolCallInfo) => string);
   /**
@@ -88,10 +91,16 @@ export async function runTool(
   call: ToolCallInfo,
   signal?: AbortSignal,
 ): Promise<ModelEnvelope> {
-  const stepId = typeof options.stepId === "function" ? options.stepId(call) : (options.stepId ?? call.tool);
+  const stepId = typeof options.stepId === "function" ? options.stepId(call) : options.stepId;
   try {
     return await client.execute(
-      { runId: options.runId, stepId, tool: call.tool, args: call.args, ...turnTime(options) },
+      {
+        runId: options.runId,
+        ...(stepId !== undefined ? { stepId } : {}),
+        tool: call.tool,
+        args: call.args,
+        ...turnTime(options),
+      },
       signal ? { signal } : {},
     );
   } catch (error) {

@@ -117,8 +117,8 @@ export interface Envelope {
 export interface ExecuteWireInput {
   /** The run (1–200 printable ASCII characters, no spaces). */
   runId: string;
-  /** The step of the run. */
-  stepId: string;
+  /** The step of the run; absent: the tool and its canonical identity (`auto:<tool>:<hash>`). */
+  stepId?: string | undefined;
   /** The catalog's tool name. */
   tool: string;
   /** The tool's arguments. */

@@ -42,13 +42,29 @@ function codesOf(error: unknown, depth = 0): string[] {
 }
 
 /**
- * Classifies a `fetch` rejection. `timedOut` is true when the client's own timer aborted the request.
+ * Classifies a `fetch` rejection. `timedOut` is true when the client's own timer aborted the request;
+ * `cancelled` when the caller's signal did (after the request may have been written: `CANCELLED`, UNKNOWN).
  * @returns a {@link TristateTransportError}: `FAILED_NO_EFFECT` only when every code found says the
  *   request was never written (and it was not our own abort); otherwise `UNKNOWN`.
  */
-export function classifyFetchFailure(error: unknown, procedure: string, timedOut: boolean): TristateTransportError {
+export function classifyFetchFailure(
+  error: unknown,
+  procedure: string,
+  timedOut: boolean,
+  cancelled = false,
+): TristateTransportError {
   const codes = codesOf(error);
   const detail = codes.length ? ` (${[...new Set(codes)].join(", ")})` : "";
+  if (cancelled) {
+    // The caller's own abort once the request may have left: the outcome is open, and it says why.
+    return new TristateTransportError({
+      outcome: "UNKNOWN",
+      reason: "CANCELLED",
+      procedure,
+      message: `${procedure}: cancelled by the caller while waiting for the answer; the request may have been delivered`,
+      cause: error,
+    });
+  }
   if (!timedOut && codes.length > 0 && codes.every((code) => NOT_SENT_CODES.has(code))) {
     return new TristateTransportError({
       outcome: "FAILED_NO_EFFECT",

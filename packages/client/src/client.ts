@@ -29,8 +29,13 @@ export interface TurnTime {
 export interface ExecuteInput extends TurnTime {
   /** The run (1–200 printable ASCII characters, no spaces). */
   runId: string;
-  /** The step of the run; the same run, step, tool and identity is the same effect. */
-  stepId: string;
+  /**
+   * The step of the run; the same run, step, tool and identity is the same effect. Absent: the
+   * executor derives it from the tool and the arguments' canonical identity (`auto:<tool>:<hash>`),
+   * so a repeat of the same call is the same step and a call with another identity (another order's
+   * refund) another; two deliberate calls with the same identity need two named steps.
+   */
+  stepId?: string;
   /** The catalog's tool name. */
   tool: string;
   /** The tool's arguments (validated by the executor against the tool's schema). */

@@ -129,7 +129,7 @@ export type TransportOutcome = "FAILED_NO_EFFECT" | "UNKNOWN";
 
 /** Advice for a request that was (or may have been) written and got no usable answer. */
 export const UNKNOWN_ADVICE =
-  "The request may have reached the executor, but no answer came back. Repeat the same call (same run, step, tool and arguments): repeat the same call: the executor replays or reconciles, and never produces the effect twice.";
+  "No answer came back, and the request may have reached the executor. To learn the outcome, repeat the same call: the executor replays or reconciles (the same run, step, tool and arguments are one effect, never two).";
 /** Advice for a request that never left this process (nothing reached the executor). */
 export const NOT_SENT_ADVICE =
   "The request never reached the executor (it could not connect); nothing happened. Try the same call again once the executor is reachable.";
@@ -137,6 +137,8 @@ export const NOT_SENT_ADVICE =
 /** Why the transport failed, for logs and for `error.code` of the envelope made from it. */
 export type TransportReason =
   | "NOT_CONNECTED"
+  | "CANCELLED_BEFORE_SEND"
+  | "CANCELLED"
   | "NO_ANSWER"
   | "TIMED_OUT"
   | "SERVER_ERROR"

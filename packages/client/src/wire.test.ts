@@ -57,6 +57,29 @@ describe("the wire format", () => {
     });
   });
 
+  it("the caller's signal: aborted before the call → FAILED_NO_EFFECT, nothing sent; aborted while waiting → UNKNOWN CANCELLED", async () => {
+    const { url, seen } = await serve(() => {
+      // never answers: the caller gives up
+    });
+    const client = createTristateClient({ url, apiKey: "ts_agent_k" });
+    const before = await client.execute(call, { signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    expect(before).toBeInstanceOf(TristateTransportError);
+    expect(before).toMatchObject({
+      outcome: "FAILED_NO_EFFECT",
+      reason: "CANCELLED_BEFORE_SEND",
+      advice: NOT_SENT_ADVICE,
+    });
+    expect(seen).toHaveLength(0);
+    const controller = new AbortController();
+    const pending = client.execute(call, { signal: controller.signal }).catch((e: unknown) => e);
+    while (seen.length === 0) await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    const during = await pending;
+    expect(during).toMatchObject({ outcome: "UNKNOWN", reason: "CANCELLED", retrySafe: true });
+    expect((during as Error).message).toMatch(/cancelled by the caller.*may have been delivered/);
+    expect((during as TristateTransportError).advice.match(/repeat the same call/gi)).toHaveLength(1);
+  });
+
   it("409 and 429 answers become typed errors with field, detail and retryAfterMs", async () => {
     let status = 409;
     const { url } = await serve((_req, res) =>

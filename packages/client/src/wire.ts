@@ -73,6 +73,16 @@ export async function callProcedure<T>(transport: Transport, request: ProcedureR
   };
   if (request.kind === "mutation") headers["content-type"] = "application/json";
 
+  if (request.signal?.aborted) {
+    // Cancelled before anything was written: provably no effect.
+    throw new TristateTransportError({
+      outcome: "FAILED_NO_EFFECT",
+      reason: "CANCELLED_BEFORE_SEND",
+      procedure,
+      message: `${procedure}: cancelled by the caller before it was sent; nothing was sent`,
+      cause: request.signal.reason,
+    });
+  }
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(
@@ -83,8 +93,7 @@ export async function callProcedure<T>(transport: Transport, request: ProcedureR
     Math.min(request.timeoutMs, MAX_TIMER_MS),
   );
   const onAbort = () => controller.abort(request.signal?.reason);
-  if (request.signal?.aborted) onAbort();
-  else request.signal?.addEventListener("abort", onAbort, { once: true });
+  request.signal?.addEventListener("abort", onAbort, { once: true });
   let status: number;
   let text: string;
   let retryAfter: string | null;
@@ -98,7 +107,7 @@ export async function callProcedure<T>(transport: Transport, request: ProcedureR
         signal: controller.signal,
       });
     } catch (error) {
-      throw classifyFetchFailure(error, procedure, timedOut);
+      throw classifyFetchFailure(error, procedure, timedOut, !timedOut && request.signal?.aborted === true);
     }
     status = response.status;
     retryAfter = response.headers.get("retry-after");

@@ -72,6 +72,9 @@ export function mcpToolOf(tool: AnyTool): Tool {
   };
 }
 
+/** `tools/call` with any params: the server layer validates them against `CallToolRequestSchema` (→ -32602). */
+const LOOSE_CALL_TOOL_REQUEST = z.looseObject({ method: z.literal("tools/call"), params: z.unknown() });
+
 /**
  * Creates the MCP server of one session (connect it to one transport).
  * A client's cancellation (`notifications/cancelled`, e.g. after its -32001 timeout) does not stop
@@ -81,7 +84,11 @@ export function createGatewayServer(options: GatewayOptions): Server {
   const { executor, logger } = options;
   const server = new Server(GATEWAY_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...executor.tools.values()].map(mcpToolOf) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  // Registered with a loose schema: the SDK's protocol layer would turn a malformed `tools/call`
+  // (`arguments: "x"`, no `name`) into -32603 internal error, which an MCP caller must read as a possible
+  // effect; the server layer then checks the request and answers -32602 invalid params, nothing run.
+  server.setRequestHandler(LOOSE_CALL_TOOL_REQUEST, async (loose): Promise<CallToolResult> => {
+    const request = CallToolRequestSchema.parse(loose);
     const { name } = request.params;
     const args = request.params.arguments ?? {};
     const meta = request.params._meta as Record<string, unknown> | undefined;

@@ -13,8 +13,8 @@
  *    outcome replayed or reconciled, never a second effect. Two deliberate calls with the same
  *    identity need two step ids (`io.tristate/stepId`).
  */
-import { createHash } from "node:crypto";
-import { type AnyTool, canonicalIdentity } from "@tristate/core";
+import type { AnyTool } from "@tristate/core";
+import { identityStep } from "../api/identity-step.ts";
 import { agentStepIdSchema, idSchema } from "../api/ids.ts";
 
 /** `_meta` key of the run id. */
@@ -56,7 +56,7 @@ export function runAndStep(
   args: Record<string, unknown>,
 ): { runId: string; stepId: string } {
   const runId = checked(meta, META_RUN_ID, idSchema) ?? sessionRun;
-  const stepId = checked(meta, META_STEP_ID, agentStepIdSchema) ?? identityStep(toolName, tool, args);
+  const stepId = checked(meta, META_STEP_ID, agentStepIdSchema) ?? identityStep("mcp", toolName, tool, args);
   return { runId, stepId };
 }
 
@@ -70,21 +70,4 @@ function checked(
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new MetaError(key, parsed.error.issues[0]?.message ?? "is invalid");
   return parsed.data;
-}
-
-/**
- * `mcp:<tool>:<hash>` from the tool's canonical identity of the (schema-parsed) arguments. Arguments
- * the tool's schema or canonicalisers refuse give `mcp:<tool>:invalid`: the executor refuses such a
- * call before writing anything, so no record is ever made under it.
- */
-export function identityStep(toolName: string, tool: AnyTool | undefined, args: Record<string, unknown>): string {
-  if (!tool) return `mcp:${toolName}:unknown`;
-  try {
-    const parsed = tool.args ? tool.args.parse(args) : args;
-    const identity = canonicalIdentity(parsed, tool.identity);
-    const canonical = JSON.stringify(Object.entries(identity).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    return `mcp:${toolName}:${createHash("sha256").update(canonical, "utf8").digest("hex").slice(0, 16)}`;
-  } catch {
-    return `mcp:${toolName}:invalid`;
-  }
 }

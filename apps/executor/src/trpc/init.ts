@@ -1,5 +1,5 @@
 import { context as otelContext } from "@opentelemetry/api";
-import { findBadText } from "@tristate/core";
+import { findBadText, invalidArgs } from "@tristate/core";
 import { type ApiKeyRole, isTransientDatabaseError } from "@tristate/db";
 import { initTRPC } from "@trpc/server";
 import { AppError, toTRPCError } from "../app-error.ts";
@@ -74,10 +74,16 @@ const base = t.procedure.use(async ({ ctx, next }) => {
  * write, so nothing is written.
  */
 const wellFormedText = t.middleware(async ({ getRawInput, next }) => {
-  const bad = findBadText(await getRawInput());
+  const raw = await getRawInput();
+  const bad = findBadText(raw);
   if (bad) {
     const field = bad.path.length ? bad.path.join(".") : "input";
-    throw toTRPCError(new AppError("BAD_INPUT", `${field}: ${bad.rule}`, { field }));
+    // In a tool call's arguments it is the model's to fix: the same INVALID_ARGUMENTS envelope as a
+    // schema refusal (calls.execute), so clients and adapters hand it to the model as the tool result.
+    const tool = typeof raw === "object" && raw !== null ? (raw as { tool?: unknown }).tool : undefined;
+    const inArgs = bad.path[0] === "args" && bad.path.length > 1 && typeof tool === "string";
+    const detail = inArgs ? invalidArgs(tool, { field: bad.path.slice(1).join("."), rule: bad.rule }) : undefined;
+    throw toTRPCError(new AppError("BAD_INPUT", `${field}: ${bad.rule}`, { field, ...(detail ? { detail } : {}) }));
   }
   return next();
 });

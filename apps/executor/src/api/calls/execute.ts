@@ -2,6 +2,7 @@ import { Deadline, type Envelope } from "@tristate/core";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { agentProcedure } from "../../trpc/init.ts";
+import { identityStep } from "../identity-step.ts";
 import { agentStepIdSchema, idSchema } from "../ids.ts";
 import { actingTenant, tenantInput } from "../tenancy.ts";
 
@@ -14,7 +15,12 @@ const id = idSchema;
 export const executeInput = z
   .object({
     runId: id,
-    stepId: agentStepIdSchema,
+    /**
+     * The step of the run. Absent: the tool and its canonical identity (`auto:<tool>:<hash>`, see
+     * `identity-step.ts`) — a repeat with the same identity is the same step (replayed or reconciled),
+     * another identity is another step; two deliberate calls with the same identity need named steps.
+     */
+    stepId: agentStepIdSchema.optional(),
     tool: z.string().min(1, "must not be empty").max(128),
     args: z.record(z.string(), z.unknown()),
     /** The turn's deadline, epoch ms (forward the one deadline of the turn to every call). */
@@ -74,9 +80,11 @@ export const executeCall = agentProcedure.input(executeInput).mutation(async ({ 
     defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
   });
   const tenant = await actingTenant(ctx, input.tenant);
-  const envelope = await services.tenants.executor(tenant).call({
+  const executor = services.tenants.executor(tenant);
+  const stepId = input.stepId ?? identityStep("auto", input.tool, executor.tools.get(input.tool), input.args);
+  const envelope = await executor.call({
     runId: input.runId,
-    stepId: input.stepId,
+    stepId,
     tool: input.tool,
     args: input.args,
     deadline,
@@ -87,7 +95,7 @@ export const executeCall = agentProcedure.input(executeInput).mutation(async ({ 
       idempotency_key: envelope.idempotency_key || undefined,
       tool: input.tool,
       run_id: input.runId,
-      step_id: input.stepId,
+      step_id: stepId,
       status: envelope.status,
       replayed: envelope.replayed,
       attempt: envelope.attempt,
