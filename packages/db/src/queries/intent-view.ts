@@ -80,6 +80,16 @@ export const SUMMARY_SELECT = {
   settlesAt: true,
 } as const;
 
+/**
+ * The columns of {@link SUMMARY_SELECT} for raw SQL over `intent_records` (or its archive), aliased as
+ * the typed client names them, so {@link toIntentSummary} converts the rows.
+ */
+export const SUMMARY_COLUMNS_SQL = `tenant, key, run_id AS "runId", step_id AS "stepId", tool, args, identity,
+  status::text AS status, attempt, deadline_at AS deadline, error, compensation, resolution::text AS resolution,
+  needs_human AS "needsHuman", reconcile_sweeps AS "reconcileSweeps", version, created_at AS "createdAt",
+  updated_at AS "updatedAt", finished_at AS "finishedAt", trace_id AS "traceId", sent_key AS "sentKey",
+  settles_at AS "settlesAt"`;
+
 /** Converts a typed-client row to an {@link IntentSummary} (Dates → epoch ms), applying `redact` to the args. */
 export function toIntentSummary(row: PrismaRecordRow, redact?: ArgsRedactor): IntentSummary {
   const args = row.args as JsonValue;

@@ -1,11 +1,12 @@
 import { INTENT_STATUSES, RESOLUTIONS } from "@tristate/core";
 import { z } from "zod";
-import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
+import { Prisma, type PrismaClient } from "../generated/prisma/client.ts";
 import { tenantsOf } from "../rollups/record-sources.ts";
 import {
   type ArgsRedactor,
   type IntentSummary,
-  SUMMARY_SELECT,
+  type PrismaRecordRow,
+  SUMMARY_COLUMNS_SQL,
   type TenantScope,
   toIntentSummary,
 } from "./intent-view.ts";
@@ -102,32 +103,33 @@ export async function listIntents(
   options: { redact?: ArgsRedactor } & TenantScope = {},
 ): Promise<IntentPage> {
   const { filters: f, cursor, limit } = parseQueryInput(listIntentsInput, input);
-  const and: Prisma.IntentRecordWhereInput[] = [];
-  if (f.tool !== undefined) and.push({ tool: f.tool });
-  if (f.status !== undefined) and.push({ status: f.status });
-  if (f.resolution !== undefined) and.push({ resolution: f.resolution });
-  if (f.needsHuman !== undefined) and.push({ needsHuman: f.needsHuman });
-  if (f.runId !== undefined) and.push({ runId: f.runId });
-  if (f.stepId !== undefined) and.push({ stepId: f.stepId });
-  if (f.key !== undefined) and.push({ key: f.key });
-  if (f.traceId !== undefined) and.push({ traceId: f.traceId });
-  if (f.fromEpochMs !== undefined) and.push({ createdAt: { gte: new Date(f.fromEpochMs) } });
-  if (f.toEpochMs !== undefined) and.push({ createdAt: { lt: new Date(f.toEpochMs) } });
+  // Enum and boolean filters are written as literals (their values are checked against the closed
+  // unions above): a partial index is used only when the planner can prove its predicate, and a bound
+  // parameter cast to an enum cannot be proved at plan time.
+  const and: Prisma.Sql[] = [];
+  if (f.tool !== undefined) and.push(Prisma.sql`tool = ${f.tool}`);
+  if (f.status !== undefined) and.push(Prisma.raw(`status = '${INTENT_STATUSES[INTENT_STATUSES.indexOf(f.status)]}'`));
+  if (f.resolution !== undefined)
+    and.push(Prisma.raw(`resolution = '${RESOLUTIONS[RESOLUTIONS.indexOf(f.resolution)]}'`));
+  if (f.needsHuman !== undefined) and.push(Prisma.raw(f.needsHuman ? "needs_human" : "NOT needs_human"));
+  if (f.runId !== undefined) and.push(Prisma.sql`run_id = ${f.runId}`);
+  if (f.stepId !== undefined) and.push(Prisma.sql`step_id = ${f.stepId}`);
+  if (f.key !== undefined) and.push(Prisma.sql`key = ${f.key}`);
+  if (f.traceId !== undefined) and.push(Prisma.sql`trace_id = ${f.traceId}`);
+  if (f.fromEpochMs !== undefined) and.push(Prisma.sql`created_at >= ${new Date(f.fromEpochMs)}::timestamptz`);
+  if (f.toEpochMs !== undefined) and.push(Prisma.sql`created_at < ${new Date(f.toEpochMs)}::timestamptz`);
   if (cursor !== undefined) {
     const after = decodeCursor(cursor);
-    // `created_at <= t` bounds the index scan; the OR only drops the cursor's own instant's earlier keys.
-    and.push({ createdAt: { lte: after.createdAt } });
-    and.push({ OR: [{ createdAt: { lt: after.createdAt } }, { key: { lt: after.key } }] });
+    // A row comparison: the index scan starts at the cursor, however deep the page.
+    and.push(Prisma.sql`(created_at, key) < (${after.createdAt}::timestamptz, ${after.key})`);
   }
   const tenants = await tenantsOf(prisma, options.tenant);
   const pages = await Promise.all(
     tenants.map((tenant) =>
-      prisma.intentRecord.findMany({
-        where: { AND: [{ tenant }, ...and] },
-        orderBy: [{ createdAt: "desc" }, { key: "desc" }],
-        take: limit + 1,
-        select: SUMMARY_SELECT,
-      }),
+      prisma.$queryRaw<PrismaRecordRow[]>(Prisma.sql`
+        SELECT ${Prisma.raw(SUMMARY_COLUMNS_SQL)} FROM intent_records
+        WHERE ${Prisma.join([Prisma.sql`tenant = ${tenant}`, ...and], " AND ")}
+        ORDER BY created_at DESC, key DESC LIMIT ${limit + 1}::int`),
     ),
   );
   const rows = pages

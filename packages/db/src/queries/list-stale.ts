@@ -1,9 +1,10 @@
 import { z } from "zod";
-import type { PrismaClient } from "../generated/prisma/client.ts";
+import { Prisma, type PrismaClient } from "../generated/prisma/client.ts";
 import {
   type ArgsRedactor,
   type IntentSummary,
-  SUMMARY_SELECT,
+  type PrismaRecordRow,
+  SUMMARY_COLUMNS_SQL,
   type TenantScope,
   toIntentSummary,
 } from "./intent-view.ts";
@@ -44,20 +45,15 @@ export async function listStale(
   options: { redact?: ArgsRedactor } & TenantScope = {},
 ): Promise<StaleList> {
   const { nowEpochMs, limit } = parseQueryInput(listStaleInput, input);
-  const where = {
-    ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
-    status: "PENDING",
-    deadline: { lt: new Date(nowEpochMs) },
-  } as const;
-  const [rows, total] = await Promise.all([
-    prisma.intentRecord.findMany({
-      where,
-      orderBy: [{ deadline: "asc" }, { key: "asc" }],
-      take: limit,
-      select: SUMMARY_SELECT,
-    }),
-    prisma.intentRecord.count({ where }),
+  // `status = 'PENDING'` as a literal: the planner proves the live-deadline partial index's predicate.
+  const where = Prisma.sql`${options.tenant !== undefined ? Prisma.sql`tenant = ${options.tenant} AND` : Prisma.empty}
+    status = 'PENDING' AND deadline_at < ${new Date(nowEpochMs)}::timestamptz`;
+  const [rows, counted] = await Promise.all([
+    prisma.$queryRaw<PrismaRecordRow[]>(Prisma.sql`SELECT ${Prisma.raw(SUMMARY_COLUMNS_SQL)} FROM intent_records
+      WHERE ${where} ORDER BY deadline_at, key LIMIT ${limit}::int`),
+    prisma.$queryRaw<{ n: number }[]>(Prisma.sql`SELECT count(*)::int AS n FROM intent_records WHERE ${where}`),
   ]);
+  const total = counted[0]?.n ?? 0;
   return {
     items: rows.map((row) => {
       const summary = toIntentSummary(row, options.redact);

@@ -219,6 +219,14 @@ function sliceSegments(
   return out;
 }
 
+/** The whole window (slice 0) cut at the sealed horizon: the latency histogram needs no slices. */
+function windowSegments(fromEpochMs: number, toEpochMs: number, sealedMs: number): SliceSegment[] {
+  const cut = Math.max(fromEpochMs, Math.min(toEpochMs, sealedMs));
+  const out: SliceSegment[] = decompose(fromEpochMs, cut).map((seg) => ({ slice: 0, ...seg }));
+  if (cut < toEpochMs) out.push({ slice: 0, levelMs: 0, fromMs: cut, toMs: toEpochMs });
+  return out;
+}
+
 /**
  * The operators' overview: per tool, for records created in `[fromEpochMs, toEpochMs)` — calls, UNKNOWN
  * count and share, how the UNKNOWNs ended, compensations, send latency p50/p95/p99 against the tool's
@@ -260,7 +268,9 @@ export async function statsOverview(
   const [counts, stale, hist, exact, compensations] = await Promise.all([
     prisma.$queryRaw<CountRow[]>(countsSql(tenants, segments)),
     prisma.$queryRaw<{ tool: string; n: number; oldest: Date }[]>(staleSql(tenants, staleNowEpochMs)),
-    usesRollups ? prisma.$queryRaw<HistRow[]>(histogramSql(tenants, segments)) : Promise.resolve([]),
+    usesRollups
+      ? prisma.$queryRaw<HistRow[]>(histogramSql(tenants, windowSegments(fromEpochMs, toEpochMs, sealedMs)))
+      : Promise.resolve([]),
     usesRollups ? Promise.resolve([]) : prisma.$queryRaw<ExactLatencyRow[]>(exactLatencySql(tenants, segments)),
     prisma.$queryRaw<{ tool: string; run: number; failed: number }[]>(
       compensationsSql(tenants, fromEpochMs, toEpochMs),

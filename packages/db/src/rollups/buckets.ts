@@ -3,8 +3,11 @@
  * shared by the refresh that writes the rollups and the overview that reads them.
  */
 
-/** Rollup levels, bucket widths in ms, finest first: 1 min, 10 min, 1 h, 1 day (UTC, epoch-aligned). */
-export const ROLLUP_LEVELS_MS = [60_000, 600_000, 3_600_000, 86_400_000] as const;
+/**
+ * Rollup levels, bucket widths in ms, finest first: 1 min, 10 min, 1 h, 6 h, 1 day (UTC, epoch-aligned).
+ * Any range splits into at most 2 × (9 + 5 + 5 + 3) buckets plus whole days.
+ */
+export const ROLLUP_LEVELS_MS = [60_000, 600_000, 3_600_000, 21_600_000, 86_400_000] as const;
 
 /** The finest level, ms: the dirty queue and the raw edges work in minutes. */
 export const MINUTE_MS = ROLLUP_LEVELS_MS[0];
