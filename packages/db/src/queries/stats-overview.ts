@@ -237,7 +237,7 @@ function windowSegments(fromEpochMs: number, toEpochMs: number, sealedMs: number
  * refresh − {@link SEAL_MARGIN_MS}) come from `intent_rollups`; sub-minute edges and records after the
  * horizon from the records (by the (tenant, created_at, key) index); a minute in the dirty queue (an
  * older record changed since the refresh) has its rollup row replaced by its records. Counts are
- * therefore exact at read time (for writes in transactions shorter than 60 s). Latency: exact
+ * therefore exact at read time (for writes in transactions shorter than 10 s). Latency: exact
  * (`percentile_cont`) when the window holds no rollup bucket (e.g. the rollups were never refreshed);
  * otherwise nearest-rank percentiles from the histogram, each within {@link HIST_RELATIVE_ERROR}
  * (≈ 4.4 %) of the samples' nearest-rank percentile; `samples` is always exact. Stale PENDING and

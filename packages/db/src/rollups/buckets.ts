@@ -15,9 +15,10 @@ export const MINUTE_MS = ROLLUP_LEVELS_MS[0];
 /**
  * Records created within this many ms before the last refresh's snapshot are read raw by the overview
  * (the refresh covers them, but a write that straddled the refresh may be missing from its rollup).
- * Twice the dirty trigger's 60 s: exact for write transactions shorter than 60 s.
+ * Twice the dirty trigger's 10 s: exact for write transactions shorter than 10 s. The raw tail (the
+ * records after the horizon) is what every overview pays for, so it is kept short.
  */
-export const SEAL_MARGIN_MS = 120_000;
+export const SEAL_MARGIN_MS = 20_000;
 
 /** Histogram resolution: buckets per doubling. Bucket k holds durations in [2^(k/8), 2^((k+1)/8)) ms. */
 export const HIST_STEPS_PER_DOUBLING = 8;

@@ -45,7 +45,7 @@ const binSql = (levelMs: number, column: string) =>
 /**
  * The rollups' background step: rolls up again (1) every minute bucket from the last refresh's
  * snapshot minus {@link SEAL_MARGIN_MS} up to now, and (2) every older minute in the dirty queue (a
- * record created over 60 s before a write changed it: late resolutions, sweeps, operator actions),
+ * record created over 10 s before a write changed it: late resolutions, sweeps, operator actions),
  * then the 10-min, hour and day buckets above them; and moves the watermark. One REPEATABLE READ
  * transaction; an advisory lock makes concurrent replicas take turns (the loser returns at once), and
  * dirty rows written after the snapshot stay queued for the next refresh, so no change is lost. Cost:
