@@ -15,7 +15,8 @@
  * "hotPath": {…}}` and the section between the `bench:dashboard` markers of BENCHMARKS.md (unless
  * `--no-markdown`). The database is dropped at the end unless `--keep`.
  */
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { createExecutor, Deadline } from "@tristate/core";
 import pg from "pg";
 import { PrismaIntentStore } from "../prisma-intent-store.ts";
@@ -132,9 +133,12 @@ async function main(): Promise<void> {
     };
     printTable(figures);
     if (args.json) {
+      // Relative to where `pnpm bench:dashboard` was typed (pnpm runs the script in packages/db).
+      const file = resolve(process.env.INIT_CWD ?? process.cwd(), args.json);
+      await mkdir(dirname(file), { recursive: true });
       const { machine: _machine, ...json } = figures;
-      await writeFile(args.json, `${JSON.stringify(json, null, 2)}\n`);
-      log(`wrote ${args.json}`);
+      await writeFile(file, `${JSON.stringify(json, null, 2)}\n`);
+      log(`wrote ${file}`);
     }
     if (args.markdown) log(`wrote ${await writeMarkdown(figures)}`);
     log(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`);

@@ -1,5 +1,5 @@
 /**
- * `tsx src/bench/hot-path-indexes.ts [--calls N]` — what issue 14's read-side schema costs the hot
+ * `tsx src/bench/hot-path-indexes.ts [--calls N] [--reverse]` — what issue 14's read-side schema costs the hot
  * path: `executor.call` (loopback HTTP tool, `PrismaIntentStore`, async outcome) on two fresh
  * databases, in alternating blocks of 100 calls so drift falls on both alike:
  *
@@ -34,7 +34,9 @@ async function main(): Promise<void> {
   await admin.connect();
   await admin.query(UNDO_ISSUE_14);
   await admin.end();
+  // `--reverse`: the other variant's block first (to see any order effect).
   const variants = Object.keys(dbs) as (keyof typeof dbs)[];
+  if (process.argv.includes("--reverse")) variants.reverse();
   const stores = variants.map((v) => new PrismaIntentStore({ databaseUrl: dbs[v].url, poolSize: 4 }));
   try {
     const executors = stores.map((store) => createExecutor({ store, tools: [tool] }));

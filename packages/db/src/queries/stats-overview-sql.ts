@@ -5,7 +5,7 @@
  * compensations from their partial indexes. Each statement reads one snapshot.
  */
 import { Prisma } from "../generated/prisma/client.ts";
-import { histBucketSql, type Segment } from "../rollups/buckets.ts";
+import { decompose, histBucketSql, type Segment } from "../rollups/buckets.ts";
 import { CATEGORY_COLUMNS, COUNT_AGGREGATES_SQL, FACT_COLUMNS, sendsOf } from "../rollups/record-facts.ts";
 
 /** A segment of the window attributed to a sparkline slice (−1: the previous period). */
@@ -168,3 +168,38 @@ export function compensationsSql(tenants: string[], fromMs: number, toMs: number
 /** The rollups' watermark, epoch ms (0: never refreshed). */
 export const WATERMARK_SQL = Prisma.sql`
   SELECT coalesce((SELECT extract(epoch FROM refreshed_to) * 1000 FROM intent_rollup_state WHERE id = 1), 0)::float8 AS ms`;
+
+/**
+ * The window's slices (and the previous period, slice −1) cut at the sealed horizon: before it, whole
+ * rollup buckets and raw edges under a minute ({@link decompose}); after it, raw rows.
+ */
+export function sliceSegments(
+  fromEpochMs: number,
+  toEpochMs: number,
+  buckets: number,
+  prevFromEpochMs: number,
+  sealedMs: number,
+): SliceSegment[] {
+  const windowMs = toEpochMs - fromEpochMs;
+  const ranges: [number, number, number][] = [[-1, prevFromEpochMs, fromEpochMs]];
+  for (let i = 0; i < buckets; i++) {
+    const a = fromEpochMs + Math.ceil((i * windowMs) / buckets);
+    const b = i === buckets - 1 ? toEpochMs : fromEpochMs + Math.ceil(((i + 1) * windowMs) / buckets);
+    ranges.push([i, a, b]);
+  }
+  const out: SliceSegment[] = [];
+  for (const [slice, a, b] of ranges) {
+    const cut = Math.max(a, Math.min(b, sealedMs));
+    for (const seg of decompose(a, cut)) out.push({ slice, ...seg });
+    if (cut < b) out.push({ slice, levelMs: 0, fromMs: cut, toMs: b });
+  }
+  return out;
+}
+
+/** The whole window (slice 0) cut at the sealed horizon: the latency histogram needs no slices. */
+export function windowSegments(fromEpochMs: number, toEpochMs: number, sealedMs: number): SliceSegment[] {
+  const cut = Math.max(fromEpochMs, Math.min(toEpochMs, sealedMs));
+  const out: SliceSegment[] = decompose(fromEpochMs, cut).map((seg) => ({ slice: 0, ...seg }));
+  if (cut < toEpochMs) out.push({ slice: 0, levelMs: 0, fromMs: cut, toMs: toEpochMs });
+  return out;
+}

@@ -2,7 +2,6 @@ import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import {
   addHistogram,
-  decompose,
   HIST_RELATIVE_ERROR,
   histogramPercentile,
   type LatencyHistogram,
@@ -20,9 +19,10 @@ import {
   exactLatencySql,
   type HistRow,
   histogramSql,
-  type SliceSegment,
+  sliceSegments,
   staleSql,
   WATERMARK_SQL,
+  windowSegments,
 } from "./stats-overview-sql.ts";
 
 /** Default number of sparkline buckets over the window. */
@@ -191,41 +191,6 @@ const emptyBreakdown = (): ResolutionBreakdown => ({
 });
 
 const noLatency = (): LatencyStats => ({ samples: 0, p50Ms: null, p95Ms: null, p99Ms: null });
-
-/**
- * The window's slices (and the previous period, slice −1) cut at the sealed horizon: before it, whole
- * rollup buckets and raw edges under a minute ({@link decompose}); after it, raw rows.
- */
-function sliceSegments(
-  fromEpochMs: number,
-  toEpochMs: number,
-  buckets: number,
-  prevFromEpochMs: number,
-  sealedMs: number,
-): SliceSegment[] {
-  const windowMs = toEpochMs - fromEpochMs;
-  const ranges: [number, number, number][] = [[-1, prevFromEpochMs, fromEpochMs]];
-  for (let i = 0; i < buckets; i++) {
-    const a = fromEpochMs + Math.ceil((i * windowMs) / buckets);
-    const b = i === buckets - 1 ? toEpochMs : fromEpochMs + Math.ceil(((i + 1) * windowMs) / buckets);
-    ranges.push([i, a, b]);
-  }
-  const out: SliceSegment[] = [];
-  for (const [slice, a, b] of ranges) {
-    const cut = Math.max(a, Math.min(b, sealedMs));
-    for (const seg of decompose(a, cut)) out.push({ slice, ...seg });
-    if (cut < b) out.push({ slice, levelMs: 0, fromMs: cut, toMs: b });
-  }
-  return out;
-}
-
-/** The whole window (slice 0) cut at the sealed horizon: the latency histogram needs no slices. */
-function windowSegments(fromEpochMs: number, toEpochMs: number, sealedMs: number): SliceSegment[] {
-  const cut = Math.max(fromEpochMs, Math.min(toEpochMs, sealedMs));
-  const out: SliceSegment[] = decompose(fromEpochMs, cut).map((seg) => ({ slice: 0, ...seg }));
-  if (cut < toEpochMs) out.push({ slice: 0, levelMs: 0, fromMs: cut, toMs: toEpochMs });
-  return out;
-}
 
 /**
  * The operators' overview: per tool, for records created in `[fromEpochMs, toEpochMs)` — calls, UNKNOWN
