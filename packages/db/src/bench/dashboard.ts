@@ -1,5 +1,5 @@
 /**
- * `pnpm bench:dashboard [--records N] [--json FILE] [--keep] [--iterations K] [--no-markdown]` — the
+ * `pnpm bench:dashboard [--records N] [--json FILE] [--keep] [--iterations K] [--no-markdown] [--existing]` — the
  * dashboard's reads at scale (issue 14), with the executor's hot path measured beside them:
  *
  * 1. a database of its own on the server of `DATABASE_URL` (default: the local test server), filled
@@ -13,7 +13,8 @@
  *
  * Prints a table, writes `--json FILE` as `{"records", "reads": [{"name", "p50Ms", "p95Ms"}],
  * "hotPath": {…}}` and the section between the `bench:dashboard` markers of BENCHMARKS.md (unless
- * `--no-markdown`). The database is dropped at the end unless `--keep`.
+ * `--no-markdown`). The database is dropped at the end unless `--keep`. With `--existing`, `DATABASE_URL`
+ * names a database an earlier `--keep` run filled (`--records` must say how many): no fill, no drop.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
@@ -37,11 +38,13 @@ function parseArgs(argv: string[]) {
   const iterations = Number(value("--iterations") ?? "30");
   if (!Number.isInteger(records) || records < 1000) throw new Error("--records must be an integer ≥ 1000");
   if (!Number.isInteger(iterations) || iterations < 1) throw new Error("--iterations must be a positive integer");
+  if (argv.includes("--existing") && !process.env.DATABASE_URL) throw new Error("--existing needs DATABASE_URL");
   return {
     records,
     iterations,
     json: value("--json"),
     keep: argv.includes("--keep"),
+    existing: argv.includes("--existing"),
     markdown: !argv.includes("--no-markdown"),
   };
 }
@@ -51,18 +54,27 @@ const log = (message: string) => console.error(`[bench:dashboard] ${message}`);
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const started = performance.now();
-  const db = await createTestDatabase(process.env.DATABASE_URL ?? undefined);
-  log(`database ${db.name}${args.keep ? " (kept)" : ""}`);
+  // `--existing`: DATABASE_URL is a database an earlier run filled (and kept): measure the reads again.
+  const db = args.existing
+    ? {
+        url: process.env.DATABASE_URL!,
+        name: new URL(process.env.DATABASE_URL!).pathname.slice(1),
+        drop: async () => {},
+      }
+    : await createTestDatabase(process.env.DATABASE_URL ?? undefined);
+  log(`database ${db.name}${args.keep || args.existing ? " (kept)" : ""}`);
   const remote = await startRemote();
   const store = new PrismaIntentStore({ databaseUrl: db.url, poolSize: 8 });
   try {
     let t = performance.now();
-    await fillIntentLog(db.url, {
-      records: args.records,
-      onProgress: (n) =>
-        log(`filled ${n.toLocaleString("en")} records (${((performance.now() - t) / 1000).toFixed(0)} s)`),
-    });
-    await fillAudit(db.url, 20_000);
+    if (!args.existing) {
+      await fillIntentLog(db.url, {
+        records: args.records,
+        onProgress: (n) =>
+          log(`filled ${n.toLocaleString("en")} records (${((performance.now() - t) / 1000).toFixed(0)} s)`),
+      });
+      await fillAudit(db.url, 20_000);
+    }
     const fillSeconds = (performance.now() - t) / 1000;
     t = performance.now();
     for (let i = 0; ; i++) {
