@@ -36,6 +36,7 @@ const breakdown = z.object({
   other: z.number(),
 });
 
+/** Counts are exact at read time (rollups for whole buckets, raw rows for the rest; issue 14). */
 const reliability = z.object({
   calls: z.number(),
   unknownCount: z.number(),
@@ -47,7 +48,11 @@ const reliability = z.object({
   stalePendingCount: z.number(),
   /** ms past its deadline of the oldest stale PENDING record, or null. */
   oldestStalePendingAgeMs: z.number().nullable(),
-  /** Send latency in the window, ms. */
+  /**
+   * Send latency of the window's records (their outcome events' durations), ms. `samples` is exact;
+   * the percentiles are exact when the window holds no rollup bucket, otherwise read from the
+   * rollups' histogram: within 4.4 % of the nearest-rank percentile of the samples (issue 14).
+   */
   latency: z.object({
     samples: z.number(),
     p50Ms: z.number().nullable(),
