@@ -45,10 +45,6 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
     poolSize: 40,
   });
   const keys = new ApiKeyStore(db.store.prisma);
-  let firstAdminKey: string | null = null;
-  if (db.embedded && (await keys.count()) === 0) {
-    firstAdminKey = (await keys.create({ name: "first admin (created at first start)", role: "admin" })).secret;
-  }
   // Before the executor: the core's spans then go to the SDK's tracer provider.
   const telemetry = startTelemetry(env, logger);
   const confirmations = createConfirmationTokens(env.TRISTATE_CONFIRMATION_SECRET);
@@ -93,10 +89,29 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
       : { ok: false, detail: `database reachable; ${applied} of ${expectedMigrations} migrations applied` };
   };
   const http = createHttpServer(services, ready);
-  await new Promise<void>((resolve, reject) => {
-    http.server.once("error", reject);
-    http.server.listen(env.PORT, env.HOST, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.server.once("error", reject);
+      http.server.listen(env.PORT, env.HOST, () => resolve());
+    });
+  } catch (error) {
+    // Release what was opened (the embedded database's lock above all), so a caller may retry on
+    // another port in the same process (the demo's "or a free port when taken").
+    await db.close().catch(() => {});
+    await telemetry.shutdown().catch(() => {});
+    throw error;
+  }
+  // After listening: a start that failed must not make (and lose) the first admin key.
+  let firstAdminKey: string | null = null;
+  if ((await keys.count()) === 0) {
+    if (db.embedded) {
+      firstAdminKey = (await keys.create({ name: "first admin (created at first start)", role: "admin" })).secret;
+    } else {
+      logger.warn(
+        "no API keys in this database yet: create the first admin key with `npm run tristate -- keys create --role admin --name <you>` (same DATABASE_URL)",
+      );
+    }
+  }
   const sweeper = startSweeper({
     tenants,
     intervalMs: env.TRISTATE_SWEEP_INTERVAL_MS,

@@ -69,3 +69,27 @@ it("the README's main command starts the service on the embedded default with th
     rmSync(dataDir, { recursive: true, force: true });
   }
 }, 90_000);
+
+it("a start whose port is taken releases the embedded database: a retry on a free port works and still makes the first admin key", async () => {
+  const { startService } = await import("../src/service.ts");
+  const { readEnv } = await import("../src/env.ts");
+  const dataDir = mkdtempSync(join(tmpdir(), "tristate-port-taken-"));
+  const taken = createServer();
+  await new Promise<void>((r) => taken.listen(0, "127.0.0.1", r));
+  const { port } = taken.address() as { port: number };
+  const envFor = (p: number) =>
+    readEnv({ PORT: String(p), HOST: "127.0.0.1", LOG_LEVEL: "silent", TRISTATE_DATA_DIR: dataDir });
+  try {
+    await expect(startService(envFor(port), { tools: [] })).rejects.toMatchObject({ code: "EADDRINUSE" });
+    const service = await startService(envFor(0), { tools: [] });
+    try {
+      expect(service.firstAdminKey).toMatch(/^ts_admin_/);
+      expect(await service.services.keys.count()).toBe(1);
+    } finally {
+      await service.close();
+    }
+  } finally {
+    await new Promise<void>((r) => taken.close(() => r()));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 120_000);
