@@ -141,7 +141,11 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
           ) : (
             <>
               <dt>Deadline</dt>
-              <dd>{formatTime(record.deadlineEpochMs)}</dd>
+              <dd>
+                {record.deadlineEpochMs - Date.now() > NO_RECHECK_AFTER_MS
+                  ? "none: it waited for a person, who settled it"
+                  : formatTime(record.deadlineEpochMs)}
+              </dd>
             </>
           )}
           <dt>Created / updated</dt>
