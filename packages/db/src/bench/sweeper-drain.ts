@@ -69,8 +69,10 @@ export async function seedStale(pool: pg.Pool, runId: string, n: number, tenant 
     [tenant, runId, n],
   );
   // As autovacuum would after a bulk change (the test server runs with autovacuum off): plans of
-  // the sweeper's statements see the backlog.
-  await pool.query("ANALYZE intent_records");
+  // the sweeper's statements see the backlog, and the dead rows of earlier phases (every call and
+  // every drain updates each record two or three times) are gone — without it each drain ran slower
+  // than the one before (1,769 → 875 records/s over six drains of 10,000 on one database).
+  await pool.query("VACUUM ANALYZE intent_records, intent_events");
 }
 
 async function settledCount(pool: pg.Pool, runId: string): Promise<number> {
