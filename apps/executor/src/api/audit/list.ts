@@ -31,20 +31,24 @@ export const auditListInput = z
   })
   .optional();
 
-/** One audit entry of an operator action on a record. */
-export const auditEntrySchema = z.object({
+/** What every audit entry carries: who acted, when, in which tenant, under which action id. */
+const auditBaseSchema = z.object({
   id: z.number().int(),
-  /** The tenant of the record acted on. */
+  /** The tenant acted in. */
   tenant: z.string(),
   operatorActionId: z.string(),
   actorKeyId: z.string(),
   actorName: z.string(),
   /** Epoch ms. */
   atEpochMs: z.number(),
-  action: operatorActionSchema,
   note: z.string(),
   key: z.string(),
   tool: z.string(),
+});
+
+/** One audit entry of an operator action on a record. */
+export const auditEntrySchema = auditBaseSchema.extend({
+  action: operatorActionSchema,
   before: intentRecordSchema,
   after: intentRecordSchema,
 });
@@ -53,18 +57,8 @@ export const auditEntrySchema = z.object({
  * One audit entry of an operator's run abort (`runs.operatorAbort`): `key` is `run:` and the run id,
  * `tool` "", the report's summary and steps as the abort left them (secret values masked when stored).
  */
-export const runAbortAuditEntrySchema = z.object({
-  id: z.number().int(),
-  tenant: z.string(),
-  operatorActionId: z.string(),
-  actorKeyId: z.string(),
-  actorName: z.string(),
-  /** Epoch ms. */
-  atEpochMs: z.number(),
+export const runAbortAuditEntrySchema = auditBaseSchema.extend({
   action: z.literal(RUN_ABORT_ACTION),
-  note: z.string(),
-  key: z.string(),
-  tool: z.string(),
   runId: z.string(),
   report: z.object({
     summary: z.string(),
