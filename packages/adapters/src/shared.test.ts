@@ -21,7 +21,7 @@ describe("runTool: what the model reads when the executor gives no envelope", ()
     });
   });
 
-  it("a call read by the executor and then cut off → UNKNOWN envelope saying to repeat the same call; the step defaults to the tool", async () => {
+  it("a call read by the executor and then cut off → UNKNOWN envelope saying to repeat the same call; no step is sent (the executor derives it)", async () => {
     let body = "";
     const server = createServer((req) => {
       req.on("data", (c: Buffer) => {
@@ -38,7 +38,10 @@ describe("runTool: what the model reads when the executor gives no envelope", ()
     server.close();
     expect(envelope).toMatchObject({ status: "UNKNOWN", retry_safe: true });
     expect(envelope.message).toContain("repeat the same call: the executor replays or reconciles");
-    expect(JSON.parse(body)).toMatchObject({ runId: "r", stepId: "issue_refund", deadlineEpochMs: 1_900_000_000_000 });
+    const sent = JSON.parse(body);
+    expect(sent).toMatchObject({ runId: "r", tool: "issue_refund", deadlineEpochMs: 1_900_000_000_000 });
+    // No stepId: the executor takes the tool and the arguments' identity as the step.
+    expect(sent).not.toHaveProperty("stepId");
   });
 
   it("a problem of the agent's setup (401) is thrown, not shown to the model", async () => {

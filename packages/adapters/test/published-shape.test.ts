@@ -24,7 +24,10 @@ const require = createRequire(import.meta.url);
 /** pnpm as the test runner was started with (`npm_execpath`), else the pinned version through npx. */
 function pnpmCommand(args: string[]): [string, string[]] {
   const execPath = process.env.npm_execpath;
-  if (execPath && /pnpm/.test(execPath)) return [process.execPath, [execPath, ...args]];
+  if (execPath && /pnpm/.test(execPath)) {
+    // A JavaScript entry runs under node; pnpm's standalone build is an executable of its own.
+    return /\.[cm]?js$/.test(execPath) ? [process.execPath, [execPath, ...args]] : [execPath, args];
+  }
   return ["npx", ["--yes", "pnpm@12.4.2", ...args]];
 }
 
