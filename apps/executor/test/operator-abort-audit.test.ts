@@ -4,30 +4,13 @@
  * `audit.list` shows it to that tenant's readers (and admins) only.
  */
 import { randomUUID } from "node:crypto";
-import { callHttp, canon, defineTool } from "@tristate/core";
-import { type FakeRemote, refundTool } from "@tristate/core/testing";
+import type { FakeRemote } from "@tristate/core/testing";
 import { ApiKeyStore } from "@tristate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
+import { reversibleRefundTools } from "./reversible-refund.ts";
 import { type Json, startStack, type TestStack } from "./support.ts";
 
-function tools(remote: FakeRemote) {
-  const reverse = defineTool({
-    name: "reverse_refund",
-    kind: "idempotent_by_key",
-    args: z.object({ refund_id: z.string() }),
-    identity: { refund_id: canon.exact },
-    timeoutMs: 1000,
-    invoke: async (args, ctx) =>
-      (await callHttp(ctx, { method: "POST", url: `${remote.url}/effects`, body: { ...args, kind: "reversal" } })).body,
-  });
-  return [
-    refundTool(remote, {
-      compensation: { tool: "reverse_refund", args: (_a, result) => ({ refund_id: (result as { id: string }).id }) },
-    }),
-    reverse,
-  ];
-}
+const tools = (remote: FakeRemote) => reversibleRefundTools(remote);
 
 let stack: TestStack;
 const acme = {} as Record<"agent" | "viewer" | "operator", string>;

@@ -1,25 +1,12 @@
 import { callHttp, canon, defineTool } from "@tristate/core";
-import { type FakeRemote, refundTool } from "@tristate/core/testing";
+import type { FakeRemote } from "@tristate/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { reversibleRefundTools } from "./reversible-refund.ts";
 import { startStack, type TestStack } from "./support.ts";
 
 /** The refund with a compensation (reverse_refund), a confirmation policy over 100.00, and an irreversible e-mail. */
 function tools(remote: FakeRemote) {
-  const reverse = defineTool({
-    name: "reverse_refund",
-    kind: "idempotent_by_key",
-    args: z.object({ refund_id: z.string() }),
-    identity: { refund_id: canon.exact },
-    timeoutMs: 1000,
-    invoke: async (args, ctx) =>
-      (await callHttp(ctx, { method: "POST", url: `${remote.url}/effects`, body: { ...args, kind: "reversal" } })).body,
-    probe: async (_a, ctx) => {
-      const list = (await callHttp(ctx, { method: "GET", url: `${remote.url}/effects?clientRef=${ctx.clientRef}` }))
-        .body as unknown[];
-      return list[0] ?? null;
-    },
-  });
   const email = defineTool({
     name: "send_email",
     kind: "unsafe",
@@ -31,11 +18,9 @@ function tools(remote: FakeRemote) {
       (await callHttp(ctx, { method: "POST", url: `${remote.url}/effects`, body: { ...args, kind: "email" } })).body,
   });
   return [
-    refundTool(remote, {
-      compensation: { tool: "reverse_refund", args: (_a, result) => ({ refund_id: (result as { id: string }).id }) },
+    ...reversibleRefundTools(remote, {
       confirmation: (a) => (Number(a.amount) > 100 ? "refunds over 100.00 need confirmation" : false),
     }),
-    reverse,
     email,
   ];
 }
