@@ -13,6 +13,7 @@ import { Prisma, type PrismaClient } from "./generated/prisma/client.ts";
 import { RECORD_COLUMNS, type RecordRow, toIntentRecord } from "./intent-row.ts";
 import { updateSql } from "./intent-sql.ts";
 import { RUN_ABORT_ACTION } from "./queries/list-runs.ts";
+import { toolFilterPattern } from "./queries/tool-match.ts";
 import {
   type AuditEntryRow,
   isRunAbortRow,
@@ -31,6 +32,7 @@ export interface AuditQuery {
   operator?: string;
   /** An operator action, or `abort_run` (operators' run aborts). */
   action?: AuditAction;
+  /** Entries of tools whose name contains this text (case-insensitive). */
   tool?: string;
   /** Entries at or after, epoch ms. */
   fromEpochMs?: number;
@@ -214,6 +216,7 @@ export class PrismaOperatorStore implements OperatorStore {
 
   /**
    * Audit entries (operator actions on records and operators' run aborts), newest first, filtered; cursor pagination by entry id.
+   * `tool` matches tools whose name contains it (case-insensitive), as every list's tool filter.
    * @throws RangeError when `cursor` is not one this method returned.
    */
   async listAudit(query: AuditQuery = {}): Promise<AuditPage> {
@@ -236,7 +239,8 @@ export class PrismaOperatorStore implements OperatorStore {
           ? { OR: [{ actorName: query.operator }, { actorKeyId: query.operator }] }
           : {}),
         ...(query.action !== undefined ? { action: query.action } : {}),
-        ...(query.tool !== undefined ? { tool: query.tool } : {}),
+        // The tool filter of every list: a case-insensitive substring (Prisma escapes `%` and `_`).
+        ...(query.tool !== undefined ? { tool: { contains: query.tool, mode: "insensitive" as const } } : {}),
         ...(Object.keys(at).length ? { at } : {}),
         ...(before !== undefined ? { id: { lt: before } } : {}),
       },
@@ -252,6 +256,7 @@ export class PrismaOperatorStore implements OperatorStore {
 
   /**
    * Records in the human queue (`needs_human`), oldest first (by creation, then key); cursor pagination.
+   * `tool` matches tools whose name contains it (case-insensitive; `%`, `_` are plain characters).
    * @throws RangeError when `cursor` is not one this method returned.
    */
   async listNeedsHuman(
@@ -266,8 +271,8 @@ export class PrismaOperatorStore implements OperatorStore {
     }
     where.push("needs_human");
     if (query.tool !== undefined) {
-      values.push(query.tool);
-      where.push(`tool = $${values.length}`);
+      values.push(toolFilterPattern(query.tool));
+      where.push(`tool ILIKE $${values.length}`);
     }
     if (query.cursor !== undefined) {
       const m = /^(\d{1,15})\.([0-9a-f]{32})$/.exec(query.cursor);

@@ -14,7 +14,7 @@ export {
   refreshIntentRollups,
 } from "../rollups/refresh-rollups.ts";
 export { getIntent, type IntentDetail, intentKeySchema, type TimelineEvent } from "./get-intent.ts";
-export { getRun, MAX_RUN_RECORDS, type RunDetail } from "./get-run.ts";
+export { getRun, MAX_RUN_RECORDS, type RunDetail, type RunPlanView } from "./get-run.ts";
 export type {
   ArgsRedactor,
   IntentDetailRecord,
@@ -45,7 +45,7 @@ export {
   type RunSummary,
 } from "./list-runs.ts";
 export { listStale, listStaleInput, type StaleIntent, type StaleList } from "./list-stale.ts";
-export { QueryInputError } from "./query-input.ts";
+export { checkWindow, QueryInputError, resolveWindow, type WindowInput } from "./query-input.ts";
 export {
   DEFAULT_SPARKLINE_BUCKETS,
   type LatencyStats,
@@ -59,3 +59,4 @@ export {
   TIMEOUT_NEAR_LATENCY_RATIO,
   type ToolStats,
 } from "./stats-overview.ts";
+export { toolFilterPattern, toolMatchesFilter, toolsMatching } from "./tool-match.ts";

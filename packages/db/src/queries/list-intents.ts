@@ -10,7 +10,8 @@ import {
   type TenantScope,
   toIntentSummary,
 } from "./intent-view.ts";
-import { epochMsSchema, parseQueryInput, QueryInputError } from "./query-input.ts";
+import { checkWindow, epochMsSchema, parseQueryInput, QueryInputError } from "./query-input.ts";
+import { toolsMatching } from "./tool-match.ts";
 
 /** Page size of {@link listIntents} when none is given. */
 export const DEFAULT_LIST_LIMIT = 50;
@@ -22,6 +23,7 @@ const text = z.string().min(1, "must not be empty").max(200, "must be at most 20
 /** Filters of {@link listIntents}; all optional, combined with AND. */
 export const intentFiltersSchema = z
   .object({
+    /** Tools whose name contains this text (case-insensitive; `%` and `_` are plain characters). */
     tool: text.optional(),
     status: z.enum(INTENT_STATUSES).optional(),
     resolution: z.enum(RESOLUTIONS).optional(),
@@ -95,7 +97,10 @@ function decodeCursor(cursor: string): { createdAt: Date; key: string } {
  * status among many records) are applied while walking the range.
  * @param options.redact - rewrites each record's args (masking; issue 5), default none.
  * @param options.tenant - only this tenant's records ({@link TenantScope}).
- * @throws QueryInputError naming the field when the input or the cursor is invalid.
+ * The tool filter is a substring (see `tool-match.ts`): the tenant's matching tool names are found
+ * first, then read by `tool = …` (one match: the same index range as an exact name) or `= ANY(…)`.
+ * @throws QueryInputError naming the field when the input or the cursor is invalid (`toEpochMs`
+ *   for a window that ends before it starts).
  */
 export async function listIntents(
   prisma: PrismaClient,
@@ -103,11 +108,12 @@ export async function listIntents(
   options: { redact?: ArgsRedactor } & TenantScope = {},
 ): Promise<IntentPage> {
   const { filters: f, cursor, limit } = parseQueryInput(listIntentsInput, input);
+  if (f.fromEpochMs !== undefined && f.toEpochMs !== undefined)
+    checkWindow({ fromEpochMs: f.fromEpochMs, toEpochMs: f.toEpochMs }, "toEpochMs", { path: "filters." });
   // Enum and boolean filters are written as literals (their values are checked against the closed
   // unions above): a partial index is used only when the planner can prove its predicate, and a bound
   // parameter cast to an enum cannot be proved at plan time.
   const and: Prisma.Sql[] = [];
-  if (f.tool !== undefined) and.push(Prisma.sql`tool = ${f.tool}`);
   if (f.status !== undefined) and.push(Prisma.raw(`status = '${INTENT_STATUSES[INTENT_STATUSES.indexOf(f.status)]}'`));
   if (f.resolution !== undefined)
     and.push(Prisma.raw(`resolution = '${RESOLUTIONS[RESOLUTIONS.indexOf(f.resolution)]}'`));
@@ -125,12 +131,18 @@ export async function listIntents(
   }
   const tenants = await tenantsOf(prisma, options.tenant);
   const pages = await Promise.all(
-    tenants.map((tenant) =>
-      prisma.$queryRaw<PrismaRecordRow[]>(Prisma.sql`
+    tenants.map(async (tenant) => {
+      const where = [Prisma.sql`tenant = ${tenant}`, ...and];
+      if (f.tool !== undefined) {
+        const tools = await toolsMatching(prisma, tenant, f.tool);
+        if (tools.length === 0) return [];
+        where.push(tools.length === 1 ? Prisma.sql`tool = ${tools[0]}` : Prisma.sql`tool = ANY(${tools}::text[])`);
+      }
+      return prisma.$queryRaw<PrismaRecordRow[]>(Prisma.sql`
         SELECT ${Prisma.raw(SUMMARY_COLUMNS_SQL)} FROM intent_records
-        WHERE ${Prisma.join([Prisma.sql`tenant = ${tenant}`, ...and], " AND ")}
-        ORDER BY created_at DESC, key DESC LIMIT ${limit + 1}::int`),
-    ),
+        WHERE ${Prisma.join(where, " AND ")}
+        ORDER BY created_at DESC, key DESC LIMIT ${limit + 1}::int`);
+    }),
   );
   const rows = pages
     .flat()

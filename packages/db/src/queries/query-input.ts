@@ -28,3 +28,56 @@ export function parseQueryInput<S extends z.ZodType>(schema: S, input: unknown):
   const field = issue?.path.length ? issue.path.join(".") : "input";
   throw new QueryInputError(field, issue?.message ?? "invalid");
 }
+
+/** A window `[fromEpochMs, toEpochMs)` as given (either end may be left to its default). */
+export interface WindowInput {
+  fromEpochMs?: number | undefined;
+  toEpochMs?: number | undefined;
+}
+
+/**
+ * Fills in and checks a list's window, blaming the field the caller actually gave: `toEpochMs`
+ * defaults to `nowEpochMs`, `fromEpochMs` to `defaultMs` before the end (never before 1970).
+ * @param rules.defaultMs - length of the window when `fromEpochMs` is not given, ms.
+ * @param rules.maxMs - widest window allowed, ms; omit for no limit.
+ * @returns the window read, epoch ms.
+ * @throws QueryInputError naming `fromEpochMs` when only it was given (it is after now, or too far
+ *   before now) and `toEpochMs` otherwise (not after `fromEpochMs`, or too far after it).
+ */
+export function resolveWindow(
+  input: WindowInput,
+  nowEpochMs: number,
+  rules: { defaultMs: number; maxMs?: number },
+): { fromEpochMs: number; toEpochMs: number } {
+  const to = input.toEpochMs ?? nowEpochMs;
+  const from = input.fromEpochMs ?? Math.max(0, to - rules.defaultMs);
+  checkWindow({ fromEpochMs: from, toEpochMs: to }, input.toEpochMs === undefined ? "fromEpochMs" : "toEpochMs", rules);
+  return { fromEpochMs: from, toEpochMs: to };
+}
+
+/**
+ * Checks a window whose ends are both known: `fromEpochMs` before `toEpochMs`, at most `maxMs` apart.
+ * @param blame - the field to name: the one the caller gave (`toEpochMs` when both were given).
+ * @param rules.path - prefix of the field's path, e.g. `filters.`.
+ * @throws QueryInputError naming `blame` and the rule broken.
+ */
+export function checkWindow(
+  window: { fromEpochMs: number; toEpochMs: number },
+  blame: "fromEpochMs" | "toEpochMs",
+  rules: { maxMs?: number; path?: string } = {},
+): void {
+  const fail = (field: string, message: string) => new QueryInputError(`${rules.path ?? ""}${field}`, message);
+  const days = rules.maxMs !== undefined ? `${Math.round(rules.maxMs / 86_400_000)} days` : "";
+  if (blame === "fromEpochMs") {
+    if (window.fromEpochMs >= window.toEpochMs) throw fail("fromEpochMs", "must be before toEpochMs (default: now)");
+    if (rules.maxMs !== undefined && window.toEpochMs - window.fromEpochMs > rules.maxMs)
+      throw fail(
+        "fromEpochMs",
+        `must be at most ${days} before toEpochMs (default: now); give toEpochMs too to read an older window`,
+      );
+    return;
+  }
+  if (window.fromEpochMs >= window.toEpochMs) throw fail("toEpochMs", "must be after fromEpochMs");
+  if (rules.maxMs !== undefined && window.toEpochMs - window.fromEpochMs > rules.maxMs)
+    throw fail("toEpochMs", `must be at most ${days} after fromEpochMs (the widest window)`);
+}

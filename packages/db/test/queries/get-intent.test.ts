@@ -103,5 +103,23 @@ describe("getRun (real PostgreSQL)", () => {
     expect(run.records.map((r) => r.stepId)).toEqual([...run.records.map((r) => r.stepId)].sort());
     expect(run.records[0]).toMatchObject({ stepId: "step-001", status: "SUCCEEDED" });
     expect(await getRun(store.prisma, "no-such-run")).toBeNull();
+    expect(run.plan).toBeNull();
+  });
+
+  it("a run with only a declared plan (no record yet) opens: no records, its plan (issue 14: was null → 404)", async () => {
+    const steps = [
+      { stepId: "a", tool: "issue_refund" },
+      { stepId: "b", tool: "slow_export" },
+    ];
+    await store.forTenant("acme").savePlan("run-plan-only", steps, 1_700_000_000_000);
+    expect(await getRun(store.prisma, "run-plan-only", { tenant: "acme" })).toStrictEqual({
+      runId: "run-plan-only",
+      records: [],
+      truncated: false,
+      plan: { steps, declaredAtEpochMs: 1_700_000_000_000 },
+    });
+    expect((await getRun(store.prisma, "run-plan-only"))?.plan?.steps).toEqual(steps);
+    // Another tenant does not see it.
+    expect(await getRun(store.prisma, "run-plan-only", { tenant: "default" })).toBeNull();
   });
 });

@@ -129,6 +129,28 @@ describe("listIntents (real PostgreSQL)", () => {
     expect((await keysOf({ tool: "no_such_tool" })).size).toBe(0);
   });
 
+  it("the tool filter is a case-insensitive substring of the name; `%` and `_` are plain characters", async () => {
+    const toolsOf = async (tool: string) => {
+      const { items } = await readAll({ filters: { tool }, limit: 200 });
+      return { keys: new Set(items.map((i) => i.key)), tools: [...new Set(items.map((i) => i.tool))].sort() };
+    };
+    const issue = await toolsOf("issue_refund");
+    const unsafe = await toolsOf("unsafe_refund");
+    const refund = await toolsOf("REFUND");
+    expect(refund.tools).toEqual(["issue_refund", "unsafe_refund"]);
+    expect(refund.keys).toEqual(new Set([...issue.keys, ...unsafe.keys]));
+    expect((await toolsOf("_tie")).tools).toEqual(["batch_tie"]);
+    expect((await toolsOf("h_t")).tools).toEqual(["batch_tie"]);
+    expect((await toolsOf("h%t")).keys.size).toBe(0);
+    expect((await toolsOf("batch_t_e")).keys.size).toBe(0);
+  });
+
+  it("a window that ends before it starts is refused naming filters.toEpochMs", async () => {
+    await expect(
+      listIntents(store.prisma, { filters: { fromEpochMs: 10_000, toEpochMs: 5_000 } }),
+    ).rejects.toMatchObject({ field: "filters.toEpochMs", message: "filters.toEpochMs: must be after fromEpochMs" });
+  });
+
   it("invalid input names the field: a forged cursor, a limit over 200, an unknown status, an unknown filter", async () => {
     await expect(listIntents(store.prisma, { cursor: "not-a-cursor" })).rejects.toMatchObject({ field: "cursor" });
     await expect(listIntents(store.prisma, { limit: 201 })).rejects.toMatchObject({ field: "limit" });

@@ -96,6 +96,8 @@ beforeAll(async () => {
     ],
     NOW,
   );
+  // A declared plan and no call yet (issue 14): open, listed, started when declared.
+  await store.savePlan("run-plan-only", [{ stepId: "q1", tool: "refund" }], NOW - 2 * MIN);
   // started before the default window (25 h ago), active inside it: not listed.
   await rec(store, "run-old", "refund", 25 * 60 * MIN, ok);
   await rec(store, "run-old", "refund", 2 * MIN, ok);
@@ -148,11 +150,18 @@ describe("listRuns (real PostgreSQL)", () => {
       durationMs: 3 * MIN,
       tools: ["email", "refund"],
       steps: 2,
+      unresolvedUnknownCount: 0,
       unknownCount: 0,
       needsHumanCount: 0,
     });
     expect(byId(items, "run-open")?.status).toBe("open");
-    expect(byId(items, "run-attn")).toMatchObject({ status: "needs_attention", unknownCount: 3, needsHumanCount: 1 });
+    // Three ever UNKNOWN, of which two are still unresolved (one settled by a late answer).
+    expect(byId(items, "run-attn")).toMatchObject({
+      status: "needs_attention",
+      unresolvedUnknownCount: 2,
+      unknownCount: 3,
+      needsHumanCount: 1,
+    });
     expect(byId(items, "run-aborted")).toMatchObject({ status: "aborted", steps: 2, unknownCount: 0 });
     expect(byId(items, "run-planned")?.status).toBe("open");
     expect(byId(items, "run-old")).toBeUndefined();
@@ -175,7 +184,7 @@ describe("listRuns (real PostgreSQL)", () => {
   it("filters by status and tool; the tool filter keeps the run's other tools", async () => {
     const statuses = async (status: "open" | "completed" | "aborted" | "needs_attention") =>
       (await readAll({ status }, "default")).map((r) => r.runId).sort();
-    expect(await statuses("open")).toEqual(["run-open", "run-planned"]);
+    expect(await statuses("open")).toEqual(["run-open", "run-plan-only", "run-planned"]);
     expect(await statuses("aborted")).toEqual(["run-aborted", "run-archived"]);
     expect(await statuses("needs_attention")).toEqual(["run-attn"]);
     expect(await statuses("completed")).toContain("run-done");
@@ -188,7 +197,7 @@ describe("listRuns (real PostgreSQL)", () => {
 
   it("the window: runs that started in it (a run older than it is not listed even when active in it)", async () => {
     const recent = await readAll({ fromEpochMs: NOW - 5 * MIN - 1, toEpochMs: NOW }, "default");
-    expect(recent.map((r) => r.runId).sort()).toEqual(["run-aborted", "run-planned"]);
+    expect(recent.map((r) => r.runId).sort()).toEqual(["run-aborted", "run-plan-only", "run-planned"]);
     // A run whose first (archived) record is before the window started before it.
     const late = await readAll({ fromEpochMs: NOW - 2 * MIN, toEpochMs: NOW }, "default");
     expect(late.map((r) => r.runId)).not.toContain("run-half");
@@ -228,6 +237,50 @@ describe("listRuns (real PostgreSQL)", () => {
     expect(ties).toEqual([...ties].sort().reverse());
     expect(ties).toHaveLength(12);
     expect(pages).toBe(Math.ceil(whole.length / 4));
+  });
+
+  it("a run with only a declared plan is listed, open, started when declared, with no steps", async () => {
+    const { items } = await list({ limit: 200 }, "default");
+    expect(byId(items, "run-plan-only")).toStrictEqual({
+      runId: "run-plan-only",
+      tenant: "default",
+      status: "open",
+      startedAtEpochMs: NOW - 2 * MIN,
+      lastActivityEpochMs: NOW - 2 * MIN,
+      durationMs: 0,
+      tools: [],
+      steps: 0,
+      unresolvedUnknownCount: 0,
+      unknownCount: 0,
+      needsHumanCount: 0,
+    });
+    // Not in another tenant, not before its declaration, not under a tool filter (it has no record).
+    expect(byId(await readAll({}, "acme"), "run-plan-only", "default")).toBeUndefined();
+    expect(byId(await readAll({ fromEpochMs: NOW - MIN, toEpochMs: NOW }, "default"), "run-plan-only")).toBeUndefined();
+    expect(byId(await readAll({ tool: "refund" }, "default"), "run-plan-only")).toBeUndefined();
+  });
+
+  it("the tool filter is a case-insensitive substring; LIKE wildcards are plain characters", async () => {
+    const ids = async (tool: string) => (await readAll({ tool }, "default")).map((r) => r.runId).sort();
+    expect(await ids("EMAI")).toEqual(["run-attn", "run-done", "run-half"]);
+    // `_` only matches an underscore (reverse_refund), `%` matches nothing here.
+    expect(await ids("_")).toEqual(["run-aborted", "run-archived"]);
+    expect(await ids("%")).toEqual([]);
+    expect(await ids("fund")).toContain("run-aborted");
+  });
+
+  it("the window error names the field the caller gave (issue 14: fromEpochMs 0 alone blamed toEpochMs)", async () => {
+    await expect(list({ fromEpochMs: 0 })).rejects.toMatchObject({
+      field: "fromEpochMs",
+      message: expect.stringMatching(/^fromEpochMs: must be at most 31 days before toEpochMs \(default: now\)/),
+    });
+    await expect(list({ fromEpochMs: NOW + MIN })).rejects.toMatchObject({ field: "fromEpochMs" });
+    await expect(list({ fromEpochMs: 0, toEpochMs: NOW })).rejects.toMatchObject({
+      field: "toEpochMs",
+      message: "toEpochMs: must be at most 31 days after fromEpochMs (the widest window)",
+    });
+    // Only an end: the start defaults to 24 h before it, never an error.
+    await expect(list({ toEpochMs: NOW - 40 * 24 * 60 * MIN })).resolves.toMatchObject({ items: [] });
   });
 
   it("bad input is refused naming the field", async () => {
