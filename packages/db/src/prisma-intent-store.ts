@@ -40,8 +40,9 @@ export interface PrismaIntentStoreOptions {
   /** Connections of the pool (claims, outcome writes, reads, Prisma's client). Default 10. */
   poolSize?: number;
   /**
-   * The server runs one session (the embedded PGlite): the pool has one connection and statements
-   * are not named (prepared), since that one session outlives the pool's connections.
+   * The server runs one session (the embedded PGlite): the pool has one connection, and each new
+   * connection first drops the session's prepared statements (`DEALLOCATE ALL`), since that one
+   * session outlives the pool's connections and a new connection would prepare the same names again.
    */
   singleSession?: boolean;
   /**
@@ -63,7 +64,6 @@ export interface PrismaIntentStoreOptions {
 interface Shared {
   pool: pg.Pool;
   prisma: PrismaClient;
-  prepare: boolean;
   closed: boolean;
   /** Null when group commit is off. */
   batcher: GroupCommit<BatchedClaim, BatchClaimResult> | null;
@@ -102,19 +102,23 @@ export class PrismaIntentStore implements IntentStore {
       const jitOff = options.singleSession ? {} : { options: [config.options, "-c jit=off"].filter(Boolean).join(" ") };
       const pool = new pg.Pool({ ...config, ...jitOff, max: poolSize });
       pool.on("error", () => {}); // an idle client's error (server restart) only drops that client
-      // Named (prepared once per connection) statements; off for PGlite, whose one session outlives connections.
+      // Named (prepared once per connection) statements. PGlite's one session outlives the pool's
+      // connections and keeps what an earlier connection prepared: a new connection starts by dropping it
+      // (queued ahead of any statement of the client; unprepared, parsing each statement cost PGlite 2–3×).
+      if (options.singleSession)
+        pool.on("connect", (client) => {
+          client.query("DEALLOCATE ALL").catch(() => {}); // a failure here fails the client's next query too
+        });
       const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-      const prepare = !options.singleSession;
       const group = options.groupCommit ?? true;
-      const run: RunStatement = async <T>(statement: Statement) =>
-        (await pool.query(prepare ? statement : { text: statement.text, values: statement.values })).rows as T[];
+      const run: RunStatement = async <T>(statement: Statement) => (await pool.query(statement)).rows as T[];
       const one = options.singleSession ? { maxInFlight: 1 } : {};
       const batcher = group === false ? null : claimBatcher(run, { ...one, ...(group === true ? {} : group) });
       const groupUpdates = options.groupUpdates ?? true;
       const updates =
         groupUpdates === false ? null : updateBatcher(run, { ...one, ...(groupUpdates === true ? {} : groupUpdates) });
       const events = updates && eventsReader(run, { ...one, ...(groupUpdates === true ? {} : groupUpdates) });
-      this.#shared = { pool, prisma, prepare, closed: false, batcher, updates, events };
+      this.#shared = { pool, prisma, closed: false, batcher, updates, events };
     }
     this.prisma = this.#shared.prisma;
   }
@@ -144,7 +148,7 @@ export class PrismaIntentStore implements IntentStore {
   }
 
   async #query(statement: Statement): Promise<RecordRow[]> {
-    const result = await this.#shared.pool.query<RecordRow>(this.#statement(statement));
+    const result = await this.#shared.pool.query<RecordRow>(statement);
     return result.rows;
   }
 
@@ -264,19 +268,14 @@ export class PrismaIntentStore implements IntentStore {
   async appendEvents(events: IntentEvent[]): Promise<void> {
     if (events.length === 0) return;
     // Raw SQL on the pool, like the hot path: a reconciliation writes each probe round as it ends.
-    await this.#shared.pool.query(this.#statement(appendEventsSql(this.tenant, events)));
+    await this.#shared.pool.query(appendEventsSql(this.tenant, events));
   }
 
   /** @inheritdoc */
   async listEvents(key: string): Promise<StoredIntentEvent[]> {
     if (this.#shared.events) return this.#shared.events.write({ tenant: this.tenant, key });
-    const { rows } = await this.#shared.pool.query<EventRow>(this.#statement(listEventsSql(this.tenant, key)));
+    const { rows } = await this.#shared.pool.query<EventRow>(listEventsSql(this.tenant, key));
     return rows.map(toStoredEvent);
-  }
-
-  /** A statement as `pg` runs it here: named (prepared) unless the server is the one-session PGlite. */
-  #statement(statement: Statement): Statement {
-    return this.#shared.prepare ? statement : { text: statement.text, values: statement.values };
   }
 
   /** @inheritdoc */
