@@ -70,7 +70,12 @@ describe("runs.list over HTTP", () => {
     const by = (id: string) => page.items.find((r) => r.runId === id);
     expect(page.items.every((r) => r.tenant === "default")).toBe(true);
     expect(by("run-done")).toMatchObject({ status: "completed", steps: 2, tools: ["issue_refund"], unknownCount: 0 });
-    expect(by("run-unknown")).toMatchObject({ status: "needs_attention", unknownCount: 1, needsHumanCount: 0 });
+    expect(by("run-unknown")).toMatchObject({
+      status: "needs_attention",
+      unresolvedUnknownCount: 1,
+      unknownCount: 1,
+      needsHumanCount: 0,
+    });
     expect(by("run-aborted")).toMatchObject({ status: "aborted", steps: 2, tools: ["issue_refund", "reverse_refund"] });
     expect(by("run-nothing")).toMatchObject({ status: "aborted", steps: 1 });
     const done = by("run-done");
@@ -88,6 +93,10 @@ describe("runs.list over HTTP", () => {
     expect(await runIds({ status: "open" })).toEqual([]);
     expect(await runIds({ tool: "reverse_refund" })).toEqual(["run-aborted"]);
     expect(await runIds({ tool: "reverse_refund", status: "completed" })).toEqual([]);
+    // A case-insensitive substring of the tool name; `_` is a plain character.
+    expect(await runIds({ tool: "REVERSE" })).toEqual(["run-aborted"]);
+    expect(await runIds({ tool: "se_r" })).toEqual(["run-aborted"]);
+    expect(await runIds({ tool: "s_e" })).toEqual([]); // as a wildcard, `_` would match "issue"
     expect(await runIds({ fromEpochMs: Date.now() + 60_000, toEpochMs: Date.now() + 120_000 })).toEqual([]);
   });
 
@@ -141,5 +150,24 @@ describe("runs.list over HTTP", () => {
     await bad({ tool: "" }, "tool");
     await bad({ fromEpochMs: 1.5 }, "fromEpochMs");
     await bad({ surprise: 1 }, "input");
+    // Only a start: the end defaults to now, so the start is at fault (issue 14: blamed toEpochMs).
+    const res = await stack.get("runs.list", { fromEpochMs: 0 }, stack.keys.viewer);
+    expect(res.status).toBe(400);
+    expect(res.json.error.data.field).toBe("fromEpochMs");
+    expect(res.json.error.message).toMatch(/fromEpochMs: must be at most 31 days before toEpochMs \(default: now\)/);
+  });
+
+  it("a run with only a declared plan (no call yet) is listed as open and opens with its plan (issue 14)", async () => {
+    const steps = [{ stepId: "first", tool: "issue_refund" }];
+    const planned = await stack.post("runs.plan", { runId: "run-plan-only", steps }, stack.keys.agent);
+    expect(planned.status, JSON.stringify(planned.json)).toBe(200);
+    const listed = (await runs()).items.find((r) => r.runId === "run-plan-only");
+    expect(listed).toMatchObject({ status: "open", steps: 0, tools: [], unresolvedUnknownCount: 0 });
+    const got = await stack.get("runs.get", { runId: "run-plan-only" }, stack.keys.viewer);
+    expect(got.status, JSON.stringify(got.json)).toBe(200);
+    expect(got.json.result.data).toMatchObject({ runId: "run-plan-only", records: [], plan: { steps } });
+    // Not another tenant's.
+    expect((await stack.get("runs.get", { runId: "run-plan-only" }, acme.viewer)).status).toBe(404);
+    expect((await runs({}, acme.viewer)).items.map((r) => r.runId)).not.toContain("run-plan-only");
   });
 });

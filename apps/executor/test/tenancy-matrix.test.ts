@@ -206,7 +206,7 @@ const CASES: Record<string, Case> = {
           expect(tenants).toHaveLength(1);
           return tenants[0] as string;
         },
-        `no intent records for run run-${call.fx.tenant}-queue`,
+        `no intent records and no plan for run run-${call.fx.tenant}-queue`,
       ),
   },
   "runs.list": { roles: VIEW, input: (call) => listInput(call), check: tenantList((d) => d.items) },

@@ -13,6 +13,7 @@ export const auditListInput = z
     operator: z.string().min(1).max(200).optional(),
     /** An operator action on a record, or `abort_run` (an operator's run abort). */
     action: z.enum(AUDIT_ACTIONS as [string, ...string[]]).optional(),
+    /** Tools whose name contains this text (case-insensitive), as on every list. */
     tool: z.string().min(1).max(128).optional(),
     /** Entries at or after, epoch ms. */
     fromEpochMs: z.number().int().nonnegative().optional(),

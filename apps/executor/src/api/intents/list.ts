@@ -8,7 +8,10 @@ import { readTenant, tenantInput } from "../tenancy.ts";
 /** Input of `intents.list`: filters (all optional, ANDed), the previous page's cursor, a page size. */
 export const listIntentsInput = z
   .object({
-    /** tool, status, resolution, needsHuman, runId, stepId, key, traceId, fromEpochMs/toEpochMs (created). */
+    /**
+     * tool (a case-insensitive substring of the name), status, resolution, needsHuman, runId, stepId,
+     * key, traceId, fromEpochMs/toEpochMs (created).
+     */
     filters: intentFiltersSchema.optional(),
     /** `nextCursor` of the previous page (opaque). */
     cursor: z.string().min(1).max(500).optional(),

@@ -9,6 +9,7 @@ import { readTenant, tenantInput } from "../tenancy.ts";
 /** Input of `queue.list` (all optional). */
 export const queueListInput = z
   .object({
+    /** Tools whose name contains this text (case-insensitive), as on every list. */
     tool: z.string().min(1).max(128).optional(),
     /** `nextCursor` of the previous page. */
     cursor: z.string().max(200).optional(),

@@ -6,7 +6,8 @@ import { readTenant, tenantInput } from "../tenancy.ts";
 
 /**
  * Input of `runs.list` (all optional): the window (runs that started in `[fromEpochMs, toEpochMs)`,
- * epoch ms; default the 24 h before now; at most 31 days), `status`, `tool`, the previous page's
+ * epoch ms; default the 24 h before now; at most 31 days), `status`, `tool` (a case-insensitive
+ * substring of a tool name), the previous page's
  * `cursor`, a page size (`limit` 1–200, default 50), and (admins) a `tenant` filter.
  */
 export const listRunsProcedureInput = listRunsInput
@@ -26,6 +27,9 @@ export const runSummarySchema = z.object({
   durationMs: z.number(),
   tools: z.array(z.string()),
   steps: z.number().int(),
+  /** Records UNKNOWN now (unresolved). */
+  unresolvedUnknownCount: z.number().int(),
+  /** Records that are or ever were UNKNOWN (resolved ones included). */
   unknownCount: z.number().int(),
   needsHumanCount: z.number().int(),
 });
@@ -42,10 +46,10 @@ export const listRunsOutput = z.object({
  * `runs.list({ fromEpochMs?, toEpochMs?, status?, tool?, cursor?, limit?, tenant? })` (viewer,
  * operator, admin) → a page of agent runs with their status (open / completed / aborted /
  * needs_attention: derived as `RunStatus` documents), start, last activity, duration, tools, steps,
- * UNKNOWN and human-queue counts. Keyset pagination on (start, tenant, run id): no duplicates or gaps
+ * unresolved and ever-UNKNOWN counts, human-queue count; runs with only a declared plan included. Keyset pagination on (start, tenant, run id): no duplicates or gaps
  * across pages while calls are made. No argument data, so nothing to mask.
- * @throws AppError BAD_INPUT naming the field (`toEpochMs` for an empty, reversed or too wide window,
- *   `cursor` for a forged cursor); FORBIDDEN (field `tenant`) when a non-admin names another tenant.
+ * @throws AppError BAD_INPUT naming the field (for an empty, reversed or too wide window:
+ *   `fromEpochMs` when only it was given, else `toEpochMs`; `cursor` for a forged cursor); FORBIDDEN (field `tenant`) when a non-admin names another tenant.
  */
 export const listRunsProcedure = viewerProcedure
   .input(listRunsProcedureInput.optional())
