@@ -51,6 +51,11 @@ test("an operator aborts a run from the run page and reads the abort report", as
   const steps = report.getByTestId("abort-step");
   await expect(steps).toHaveCount(2);
   await expect(report.locator('[data-outcome="compensated"]')).toHaveCount(2);
+  // Worded for the operator (issue 14), the agent's instructions only behind "What the agent is told".
+  await expect(report.getByTestId("abort-summary")).toHaveText(
+    /^Reversed: 2 steps \(.+\)\. Nothing failed\. Nothing needs a person\.$/,
+  );
+  await expect(report.getByTestId("abort-summary")).not.toContainText("tell the user");
   // The compensations are steps of the run now, shown with the originals.
   await expect(page.getByRole("table", { name: "Steps", exact: true })).toContainText(tools.runsReverse);
   await screenshot(page, "run-abort", testInfo, true);
@@ -79,6 +84,8 @@ test("an operator aborts a run from the run page and reads the abort report", as
   await expect(entry).toContainText("Abort run");
   await expect(entry).toContainText(names.operator);
   await expect(entry).toContainText("customer cancelled the whole order");
+  await expect(entry).toContainText("Reversed: 2 steps");
+  await expect(entry).not.toContainText("tell the user");
 
   // A viewer sees the run but not the button.
   const viewer = await page.context().browser()!.newContext({ baseURL: stack().webUrl });

@@ -8,6 +8,7 @@ import { type Columns, DataTable } from "~/components/data-table";
 import { useLiveInterval } from "~/components/live-refresh";
 import { EmptyState, ErrorState, Loading, NoResults } from "~/components/states";
 import { TenantLink, useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
+import { operatorAbortSummary } from "~/lib/abort-summary";
 import { formatTime, toDateTimeLocalOrEmpty } from "~/lib/format";
 import { intentPath, runPath } from "~/lib/search";
 import { actionLabel, OPERATOR_ACTIONS } from "~/lib/status";
@@ -52,7 +53,7 @@ const columns: Columns<AuditEntry> = [
   col.accessor(
     (e) =>
       isRunAbort(e)
-        ? `${e.report.complete ? "aborted" : "aborted, not complete"}${e.report.needsHuman ? ` (${e.report.needsHuman} for a person)` : ""}: ${e.report.summary}`
+        ? `${e.report.complete ? "aborted" : "aborted, not complete"}${e.report.needsHuman ? ` (${e.report.needsHuman} for a person)` : ""}: ${operatorAbortSummary(e.report)}`
         : `${e.before.status} → ${e.after.status}`,
     { id: "change", header: "Change" },
   ),

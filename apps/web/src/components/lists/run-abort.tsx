@@ -3,21 +3,30 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { StatusBadge } from "~/components/status-badge";
+import { operatorAbortSummary } from "~/lib/abort-summary";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
 
 /** What `runs.operatorAbort` answers: the saga's report. */
 export type AbortReport = RouterOutputs["runs"]["operatorAbort"];
 
-/** The abort's report: the summary and, per step (latest first), its status, outcome and compensation. */
+/**
+ * The abort's report in an operator's words (what was reversed, what failed, what needs a person),
+ * per step (latest first) its status, outcome and compensation, and what the agent was told.
+ */
 export function AbortReportView({ report }: { report: AbortReport }) {
   return (
     <section className="panel" aria-label="Abort report" data-testid="abort-report">
       <h2>Abort report</h2>
       <p>
         <strong>{report.complete ? "Complete" : "Not complete"}</strong>
-        {report.needsHuman ? ` · ${report.needsHuman} step(s) in the human queue` : ""}. {report.summary}
+        {report.needsHuman ? ` · ${report.needsHuman} step(s) in the human queue` : ""}.{" "}
+        <span data-testid="abort-summary">{operatorAbortSummary(report)}</span>
       </p>
+      <details className="small">
+        <summary>What the agent is told</summary>
+        <p data-testid="agent-summary">{report.summary}</p>
+      </details>
       <div className="table-wrap">
         <table aria-label="Abort report steps">
           <thead>

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { abortGroup, operatorAbortSummary } from "./abort-summary";
+
+describe("operatorAbortSummary (issue 14: the agent's wording was shown to operators)", () => {
+  it("says what was reversed, what failed and what needs a person", () => {
+    const text = operatorAbortSummary({
+      steps: [
+        { stepId: "s1", tool: "issue_refund", outcome: "compensated" },
+        { stepId: "s2", tool: "ship", outcome: "compensation_failed" },
+        { stepId: "s3", tool: "charge", outcome: "not_confirmed" },
+        { stepId: "s4", tool: "email", outcome: "no_effect" },
+      ],
+    });
+    expect(text).toBe(
+      "Reversed: 1 step (s1 issue_refund). Compensation failed: 1 step (s2 ship). " +
+        "Needs a person (in the human queue): 2 steps (s2 ship, s3 charge). Had no effect, nothing to undo: 1 step (s4 email).",
+    );
+  });
+
+  it("nothing reversed is said as such, never addressed to an agent's user, no double spaces", () => {
+    const text = operatorAbortSummary({ steps: [{ stepId: "s1", tool: "issue_refund", outcome: "no_effect" }] });
+    expect(text).toMatch(/^Nothing was reversed\. Nothing failed\. Nothing needs a person\./);
+    expect(text).not.toMatch(/tell the user| {2}/);
+    expect(operatorAbortSummary({ steps: [] })).toBe(
+      "The run had no steps to undo. Nothing was reversed. Nothing failed. Nothing needs a person.",
+    );
+  });
+
+  it("every outcome of the saga has a group", () => {
+    const outcomes = [
+      "compensated",
+      "corrected",
+      "no_effect",
+      "not_confirmed",
+      "in_flight",
+      "no_compensation",
+      "needs_correction",
+      "compensation_failed",
+      "compensation_unknown",
+    ] as const;
+    expect(outcomes.map(abortGroup)).toEqual([
+      "reversed",
+      "reversed",
+      "no_effect",
+      "needs_person",
+      "in_flight",
+      "left",
+      "needs_person",
+      "failed",
+      "needs_person",
+    ]);
+  });
+});
