@@ -73,6 +73,34 @@ describe("backgroundOutcomes: SUCCEEDED answered before its non-durable write la
     expect((await t.store.get(first.idempotency_key))?.status).toBe("SUCCEEDED");
   });
 
+  it("outcomesWritten and the entry points that read records (abortRun) wait for a held write: the step is seen SUCCEEDED", async () => {
+    const t = setup();
+    let release!: () => void;
+    t.store.hold = new Promise((resolve) => {
+      release = resolve;
+    });
+    const first = await t.call();
+    expect(first.status).toBe("SUCCEEDED");
+    let written = false;
+    const settled = t.executor.outcomesWritten().then(() => {
+      written = true;
+    });
+    let aborted = false;
+    const abort = t.executor.abortRun("r", Deadline.after(30_000, t.clock)).then((report) => {
+      aborted = true;
+      return report;
+    });
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect([written, aborted]).toEqual([false, false]);
+    expect((await t.store.get(first.idempotency_key))?.status).toBe("PENDING");
+    release();
+    await settled;
+    const report = await abort;
+    // Read after the write landed: the effect the agent was told of, not a call still in flight.
+    expect(report.steps).toEqual([expect.objectContaining({ key: first.idempotency_key, status: "SUCCEEDED" })]);
+    expect(t.sends()).toBe(1);
+  });
+
   it("a lost write leaves PENDING; after the lease the sweeper's probe finds the effect: SUCCEEDED found, never resent", async () => {
     const t = setup();
     t.store.lose = true;

@@ -1,4 +1,4 @@
-import { type Span, SpanStatusCode, type Tracer } from "@opentelemetry/api";
+import { type Span, SpanStatusCode } from "@opentelemetry/api";
 import { type CallInput, declarePlan, invalidArgs, keyFor, zodIssue } from "./call-input.ts";
 import { CanonicalisationError } from "./canon.ts";
 import { type Clock, systemClock } from "./clock.ts";
@@ -7,6 +7,7 @@ import type { ConfirmationVerifier } from "./confirmations.ts";
 import { DEFAULT_RESERVE_MS, Deadline, MIN_CALL_BUDGET_MS } from "./deadline.ts";
 import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
+import type { Executor, ExecutorOptions } from "./executor-api.ts";
 import { onExisting, sendFirst } from "./existing-record.ts";
 import { canonicalIdentity, idempotencyKey } from "./idempotency-key.ts";
 import { ID_PATTERN } from "./ids.ts";
@@ -24,116 +25,7 @@ import { checkTenant, DEFAULT_TENANT } from "./tenant.ts";
 import { findBadText } from "./text.ts";
 import type { AnyTool } from "./tool.ts";
 
-/** Options of {@link createExecutor}. */
-export interface ExecutorOptions {
-  /** The durable intent log (`PrismaIntentStore` from `@tristate/db`; `MemoryIntentStore` in unit tests). */
-  store: IntentStore;
-  /** The tool catalog (from `defineTool`). Names must be unique. */
-  tools: readonly AnyTool[];
-  /** Reconciliation probes: `attempts` (default 3), `spacingMs` (default 1000), `timeoutMs` (default 5000). */
-  probe?: ProbeOptions;
-  /** Time source; inject a fake one in tests. Default: the system clock. */
-  clock?: Clock;
-  /** OpenTelemetry tracer (`@opentelemetry/api`). Default: the global tracer provider's (a no-op without an SDK). */
-  tracer?: Tracer;
-  /** Sweeper passes without evidence before a record goes to the human queue. @default 5 */
-  maxReconcileSweeps?: number;
-  /**
-   * Write every outcome durably (wait for the WAL flush). By default an outcome is written without
-   * waiting when losing it costs only a probe (the tool has a probe or the remote dedupes by key).
-   * @default false
-   */
-  durableOutcomes?: boolean;
-  /**
-   * Answer a SUCCEEDED call without waiting for its outcome write, where that write is not durable
-   * anyway (see `durableOutcomes`): the claim is then the only write the call waits for. The write
-   * goes on in the background; a later call of the same key in this process waits for it first.
-   * If it is lost (the database fails, the process dies), the record stays PENDING and the sweeper
-   * settles it after its lease by a probe (`found`) or a same-key resend the remote deduplicates,
-   * so the log ends SUCCEEDED as answered. FAILED_NO_EFFECT and UNKNOWN are always awaited.
-   * @default false
-   */
-  backgroundOutcomes?: boolean;
-  /** Time kept back from each call's budget so the agent can still report what happened, ms. @default 2000 */
-  reserveMs?: number;
-  /** Least budget (after the reserve) a call may start with, ms; below it the call is refused unsent. @default 1000 */
-  minCallBudgetMs?: number;
-  /**
-   * Verifies confirmation tokens for tools with a `confirmation` policy (see
-   * `createConfirmationTokens`). Without it, every call above such a policy's threshold is refused.
-   */
-  confirmations?: ConfirmationVerifier;
-  /**
-   * First delay before the sweeper re-probes a record waiting in the human queue whose tool has a
-   * probe (an effect may still land); it doubles on each re-check, up to 256×. ms. @default 300000
-   */
-  humanRecheckMs?: number;
-}
-
-export type { CallInput };
-
-/** The executor: one entry point per tool call. */
-export interface Executor {
-  /**
-   * Runs one tool call with the source design's `call_tool` + `reconcile` and DESIGN.md rules 1–8.
-   * Never throws for model mistakes (unknown tool, bad arguments, no budget): those come back as a
-   * FAILED_NO_EFFECT envelope naming the field and the rule.
-   * @throws TypeError for programmer errors (missing runId/stepId, `deadline` not a Deadline).
-   * @throws whatever the store throws when the intent log is unreachable (nothing is sent then).
-   */
-  call(input: CallInput): Promise<Envelope>;
-  /**
-   * Reconciles one UNKNOWN record now (the sweeper and operators use it).
-   * @param known - the record as just read or leased (the sweeper's `claimStale` row), saving a read;
-   *   if it is stale, its compare-and-set fails and the record is read again.
-   * @throws Error when the record or its tool does not exist.
-   */
-  reconcileKey(key: string, deadline: Deadline, trigger?: "call" | "sweeper", known?: IntentRecord): Promise<Envelope>;
-  /**
-   * An operator action on a record waiting for a human, audited through `operatorStore` (default:
-   * the executor's store, when it implements {@link OperatorStore}). See `resolveIntent` in operator/resolve.ts.
-   * @throws OperatorActionError when the action is refused (nothing changed).
-   * @throws TypeError when no operator store is given and the executor's store is not one.
-   */
-  resolve(input: OperatorActionInput, operatorStore?: OperatorStore): Promise<OperatorActionResult>;
-  /**
-   * Runs the record's probes now, once each, without changing the record (operators' `probe.rerun`).
-   * @param timeoutMs - per probe, ms; default the executor's probe timeout.
-   * @throws OperatorActionError `NOT_FOUND` / `NOT_ALLOWED` (tool not in the catalog).
-   */
-  rerunProbes(key: string, timeoutMs?: number): Promise<ProbeRerunReport>;
-  /**
-   * Aborts a run (saga): reconciles its unsettled effects first, then compensates confirmed effects
-   * latest step first; irreversible ones get their corrective action or go to the human queue.
-   * Idempotent: a second abort replays the compensations. See `abortRun` in saga.ts.
-   * @throws TypeError for a missing run id or a deadline that is not a Deadline.
-   */
-  abortRun(runId: string, deadline: Deadline): Promise<AbortReport>;
-  /**
-   * Compensates one confirmed effect now (an operator's `compensate`); never an unconfirmed one.
-   * @throws Error when no record has this key.
-   */
-  compensate(key: string, deadline: Deadline): Promise<StepReport>;
-  /**
-   * Declares (or replaces) a run's plan: its steps in order. Irreversible steps are then refused
-   * while a later fallible step is not done.
-   * @throws TypeError naming the field for an invalid plan (empty ids, duplicate steps).
-   */
-  declarePlan(runId: string, steps: PlanStep[]): Promise<void>;
-  /**
-   * The idempotency key a call would get (to issue a confirmation token for it).
-   * @throws TypeError for an unknown tool, or arguments that fail the tool's schema or identity.
-   */
-  keyFor(input: Omit<CallInput, "deadline" | "confirmationToken">): string;
-  /** The catalog by name. */
-  readonly tools: ReadonlyMap<string, AnyTool>;
-  /** The store this executor writes to. */
-  readonly store: IntentStore;
-  /** The tenant of every record it writes and reads (its store's; `default` when the store names none). */
-  readonly tenant: string;
-  /** The executor's clock. */
-  readonly clock: Clock;
-}
+export type { CallInput, Executor, ExecutorOptions };
 
 const ID_RULE = ID_PATTERN;
 
@@ -174,6 +66,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
     humanRecheckMs: options.humanRecheckMs ?? 5 * 60_000,
   };
   if (!(rt.reserveMs >= 0)) throw new TypeError("createExecutor: reserveMs must be ≥ 0 ms");
+  // Entry points that read records first let this executor's background outcome writes land, so they
+  // act on what callers were told (a step answered SUCCEEDED is not taken for one still in flight).
+  const outcomesWritten = async () => {
+    await Promise.all(rt.pendingOutcomes.values());
+  };
   const saga: SagaApi = {
     call: (input) => call(rt, input),
     reconcileKey: (key, deadline) => reconcileKey(rt, key, deadline, "abort"),
@@ -181,24 +78,30 @@ export function createExecutor(options: ExecutorOptions): Executor {
   return {
     call: (input) => call(rt, input),
     reconcileKey: (key, deadline, trigger = "call", known) => reconcileKey(rt, key, deadline, trigger, known),
-    resolve: (input, operatorStore) => {
+    resolve: async (input, operatorStore) => {
       const store = operatorStore ?? (isOperatorStore(rt.store) ? rt.store : null);
-      if (!store) {
-        return Promise.reject(
-          new TypeError("executor.resolve: pass an OperatorStore (the executor's store does not implement one)"),
-        );
-      }
+      if (!store)
+        throw new TypeError("executor.resolve: pass an OperatorStore (the executor's store does not implement one)");
+      await outcomesWritten();
       return resolveIntent(rt, store, input, saga);
     },
-    rerunProbes: (key, timeoutMs) => rerunProbes(rt, key, timeoutMs),
-    abortRun: (runId, deadline) => abortRun(rt, saga, runId, deadline),
+    rerunProbes: async (key, timeoutMs) => {
+      await outcomesWritten();
+      return rerunProbes(rt, key, timeoutMs);
+    },
+    abortRun: async (runId, deadline) => {
+      await outcomesWritten();
+      return abortRun(rt, saga, runId, deadline);
+    },
     compensate: async (key, deadline) => {
+      await outcomesWritten();
       const record = await rt.store.get(key);
       if (!record) throw new Error(`compensate: no intent record with key ${key}`);
       return undoStep(rt, saga, record, deadline);
     },
     declarePlan: (runId, steps) => declarePlan(rt, runId, steps),
     keyFor: (input) => keyFor(rt, input),
+    outcomesWritten,
     tools,
     store: rt.store,
     tenant: rt.tenant,

@@ -1,6 +1,6 @@
 import { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
-import type { Executor } from "./executor.ts";
+import type { Executor } from "./executor-api.ts";
 import type { IntentStore } from "./intent-store.ts";
 
 /** Options of {@link sweepStale}. */

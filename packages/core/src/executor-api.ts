@@ -1,0 +1,133 @@
+/**
+ * The executor's public shapes: {@link ExecutorOptions} (what `createExecutor` takes) and
+ * {@link Executor} (what it returns), apart from the implementation so modules that only need the
+ * types (the sweeper, adapters) do not import it.
+ */
+import type { Tracer } from "@opentelemetry/api";
+import type { CallInput } from "./call-input.ts";
+import type { Clock } from "./clock.ts";
+import type { ConfirmationVerifier } from "./confirmations.ts";
+import type { Deadline } from "./deadline.ts";
+import type { Envelope } from "./envelope.ts";
+import type { IntentRecord, IntentStore, OperatorStore, PlanStep } from "./intent-store.ts";
+import type { OperatorActionInput, OperatorActionResult } from "./operator/index.ts";
+import type { ProbeRerunReport } from "./probe-rerun.ts";
+import type { ProbeOptions } from "./runtime.ts";
+import type { AbortReport, StepReport } from "./saga.ts";
+import type { AnyTool } from "./tool.ts";
+
+/** Options of {@link createExecutor}. */
+export interface ExecutorOptions {
+  /** The durable intent log (`PrismaIntentStore` from `@tristate/db`; `MemoryIntentStore` in unit tests). */
+  store: IntentStore;
+  /** The tool catalog (from `defineTool`). Names must be unique. */
+  tools: readonly AnyTool[];
+  /** Reconciliation probes: `attempts` (default 3), `spacingMs` (default 1000), `timeoutMs` (default 5000). */
+  probe?: ProbeOptions;
+  /** Time source; inject a fake one in tests. Default: the system clock. */
+  clock?: Clock;
+  /** OpenTelemetry tracer (`@opentelemetry/api`). Default: the global tracer provider's (a no-op without an SDK). */
+  tracer?: Tracer;
+  /** Sweeper passes without evidence before a record goes to the human queue. @default 5 */
+  maxReconcileSweeps?: number;
+  /**
+   * Write every outcome durably (wait for the WAL flush). By default an outcome is written without
+   * waiting when losing it costs only a probe (the tool has a probe or the remote dedupes by key).
+   * @default false
+   */
+  durableOutcomes?: boolean;
+  /**
+   * Answer a SUCCEEDED call without waiting for its outcome write, where that write is not durable
+   * anyway (see `durableOutcomes`): the claim is then the only write the call waits for. The write
+   * goes on in the background; a later call of the same key in this process waits for it first.
+   * If it is lost (the database fails, the process dies), the record stays PENDING and the sweeper
+   * settles it after its lease by a probe (`found`) or a same-key resend the remote deduplicates,
+   * so the log ends SUCCEEDED as answered. FAILED_NO_EFFECT and UNKNOWN are always awaited.
+   * @default false
+   */
+  backgroundOutcomes?: boolean;
+  /** Time kept back from each call's budget so the agent can still report what happened, ms. @default 2000 */
+  reserveMs?: number;
+  /** Least budget (after the reserve) a call may start with, ms; below it the call is refused unsent. @default 1000 */
+  minCallBudgetMs?: number;
+  /**
+   * Verifies confirmation tokens for tools with a `confirmation` policy (see
+   * `createConfirmationTokens`). Without it, every call above such a policy's threshold is refused.
+   */
+  confirmations?: ConfirmationVerifier;
+  /**
+   * First delay before the sweeper re-probes a record waiting in the human queue whose tool has a
+   * probe (an effect may still land); it doubles on each re-check, up to 256×. ms. @default 300000
+   */
+  humanRecheckMs?: number;
+}
+
+/** The executor: one entry point per tool call. */
+export interface Executor {
+  /**
+   * Runs one tool call with the source design's `call_tool` + `reconcile` and DESIGN.md rules 1–8.
+   * Never throws for model mistakes (unknown tool, bad arguments, no budget): those come back as a
+   * FAILED_NO_EFFECT envelope naming the field and the rule.
+   * @throws TypeError for programmer errors (missing runId/stepId, `deadline` not a Deadline).
+   * @throws whatever the store throws when the intent log is unreachable (nothing is sent then).
+   */
+  call(input: CallInput): Promise<Envelope>;
+  /**
+   * Reconciles one UNKNOWN record now (the sweeper and operators use it).
+   * @param known - the record as just read or leased (the sweeper's `claimStale` row), saving a read;
+   *   if it is stale, its compare-and-set fails and the record is read again.
+   * @throws Error when the record or its tool does not exist.
+   */
+  reconcileKey(key: string, deadline: Deadline, trigger?: "call" | "sweeper", known?: IntentRecord): Promise<Envelope>;
+  /**
+   * An operator action on a record waiting for a human, audited through `operatorStore` (default:
+   * the executor's store, when it implements {@link OperatorStore}). See `resolveIntent` in operator/resolve.ts.
+   * @throws OperatorActionError when the action is refused (nothing changed).
+   * @throws TypeError when no operator store is given and the executor's store is not one.
+   */
+  resolve(input: OperatorActionInput, operatorStore?: OperatorStore): Promise<OperatorActionResult>;
+  /**
+   * Runs the record's probes now, once each, without changing the record (operators' `probe.rerun`).
+   * @param timeoutMs - per probe, ms; default the executor's probe timeout.
+   * @throws OperatorActionError `NOT_FOUND` / `NOT_ALLOWED` (tool not in the catalog).
+   */
+  rerunProbes(key: string, timeoutMs?: number): Promise<ProbeRerunReport>;
+  /**
+   * Aborts a run (saga): reconciles its unsettled effects first, then compensates confirmed effects
+   * latest step first; irreversible ones get their corrective action or go to the human queue.
+   * Idempotent: a second abort replays the compensations. See `abortRun` in saga.ts.
+   * @throws TypeError for a missing run id or a deadline that is not a Deadline.
+   */
+  abortRun(runId: string, deadline: Deadline): Promise<AbortReport>;
+  /**
+   * Compensates one confirmed effect now (an operator's `compensate`); never an unconfirmed one.
+   * @throws Error when no record has this key.
+   */
+  compensate(key: string, deadline: Deadline): Promise<StepReport>;
+  /**
+   * Declares (or replaces) a run's plan: its steps in order. Irreversible steps are then refused
+   * while a later fallible step is not done.
+   * @throws TypeError naming the field for an invalid plan (empty ids, duplicate steps).
+   */
+  declarePlan(runId: string, steps: PlanStep[]): Promise<void>;
+  /**
+   * The idempotency key a call would get (to issue a confirmation token for it).
+   * @throws TypeError for an unknown tool, or arguments that fail the tool's schema or identity.
+   */
+  keyFor(input: Omit<CallInput, "deadline" | "confirmationToken">): string;
+  /**
+   * Resolves when every outcome write this executor had left in the background (`backgroundOutcomes`)
+   * when called has settled: written, or failed and left PENDING for the sweeper. Readers in this
+   * process that must show what a caller was already told (the API's reads, a graceful stop) await
+   * it first. Never rejects.
+   */
+  outcomesWritten(): Promise<void>;
+  /** The catalog by name. */
+  readonly tools: ReadonlyMap<string, AnyTool>;
+  /** The store this executor writes to. */
+  readonly store: IntentStore;
+  /** The tenant of every record it writes and reads (its store's; `default` when the store names none). */
+  readonly tenant: string;
+  /** The executor's clock. */
+  readonly clock: Clock;
+}
