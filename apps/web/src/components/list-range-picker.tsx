@@ -1,4 +1,4 @@
-import { formatTime } from "~/lib/format";
+import { Time } from "~/components/time-zone-toggle";
 import { isPreset, type RANGE_PRESETS } from "~/lib/time-range";
 
 const LABELS: Record<keyof typeof RANGE_PRESETS, string> = {
@@ -61,8 +61,14 @@ export function ListRangePicker({
       <button type="submit">Apply</button>
       {window.fromEpochMs !== undefined ? (
         <span className="small muted" suppressHydrationWarning>
-          {what} from {formatTime(window.fromEpochMs)}
-          {window.toEpochMs !== undefined ? ` to ${formatTime(window.toEpochMs)}` : ""}.
+          {what} from <Time epochMs={window.fromEpochMs} />
+          {window.toEpochMs !== undefined ? (
+            <>
+              {" "}
+              to <Time epochMs={window.toEpochMs} />
+            </>
+          ) : null}
+          .
         </span>
       ) : null}
     </form>

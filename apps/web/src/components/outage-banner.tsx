@@ -3,7 +3,8 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { formatDuration, formatTime } from "~/lib/format";
+import { Time } from "~/components/time-zone-toggle";
+import { formatDuration } from "~/lib/format";
 import { isUnreachable } from "~/trpc/react";
 
 /** While the executor is down, its health is asked this often, ms. */
@@ -85,7 +86,7 @@ export function OutageBanner({
   return (
     <div role="alert" className="outage" data-testid="outage-banner">
       <strong>
-        Executor unreachable since <time dateTime={new Date(downSince).toISOString()}>{formatTime(downSince)}</time>
+        Executor unreachable since <Time epochMs={downSince} />
       </strong>{" "}
       ({formatDuration(Math.max(0, now - downSince))}), retrying every {OUTAGE_RETRY_MS / 1000} s. The page shows the
       last data it had; actions wait until the executor answers.

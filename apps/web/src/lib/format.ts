@@ -25,7 +25,12 @@ export function formatDuration(ms: number | null): string {
 /** The zone times are shown in: the browser's own, or UTC (the header's toggle). */
 export type DisplayTimeZone = "local" | "UTC";
 
-let displayTimeZone: DisplayTimeZone = "local";
+/**
+ * The zone of every time on the page. UTC until the page has mounted in the browser: the server does
+ * not know the browser's zone, so the server's HTML and the first render in the browser agree (UTC,
+ * labelled), then `TimeZoneScope` sets the chosen zone and writes the page again — one zone per page.
+ */
+let displayTimeZone: DisplayTimeZone = "UTC";
 
 /** Sets the zone every later {@link formatTime} uses (the header's UTC toggle). */
 export function setDisplayTimeZone(zone: DisplayTimeZone): void {
@@ -37,24 +42,49 @@ export function getDisplayTimeZone(): DisplayTimeZone {
   return displayTimeZone;
 }
 
-function zoneOption(): { timeZone?: string } {
-  return displayTimeZone === "UTC" ? { timeZone: "UTC" } : {};
+function zoneOption(zone: DisplayTimeZone = displayTimeZone): { timeZone?: string } {
+  return zone === "UTC" ? { timeZone: "UTC" } : {};
 }
 
-/** A chart axis label: `HH:mm`, or the month and day for windows longer than two days (shown zone). */
-export function formatAxisTime(epochMs: number, spanMs: number): string {
+/**
+ * The name of a zone as the page states it: `UTC`, or the browser's zone with its offset now, e.g.
+ * `Europe/Berlin (GMT+1)`. Without an argument, the zone shown now.
+ */
+export function displayZoneName(zone: DisplayTimeZone = displayTimeZone, nowEpochMs = Date.now()): string {
+  if (zone === "UTC") return "UTC";
+  const iana = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const offset =
+    new Intl.DateTimeFormat("en-GB", { timeZoneName: "shortOffset" })
+      .formatToParts(nowEpochMs)
+      .find((p) => p.type === "timeZoneName")?.value ?? "";
+  return offset && offset !== iana ? `${iana} (${offset})` : iana;
+}
+
+/**
+ * A chart axis tick: `HH:mm`, or the month and day for windows longer than two days, in the shown
+ * zone. Ticks carry no zone; the axis's label does ({@link axisZoneLabel}).
+ */
+export function formatAxisTime(epochMs: number, spanMs: number, zone: DisplayTimeZone = displayTimeZone): string {
   const long = spanMs > 2 * 86_400_000;
   return new Date(epochMs).toLocaleString(undefined, {
     ...(long ? { month: "short", day: "numeric" } : { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }),
-    ...zoneOption(),
+    ...zoneOption(zone),
   });
 }
 
-/** An epoch-ms time as date and time with seconds and the time zone, e.g. `30 Nov 2026, 21:30:05 UTC`. */
-export function formatTime(epochMs: number | null): string {
+/** The label of a time axis: what the ticks are and in which zone, e.g. `Time (UTC)`. */
+export function axisZoneLabel(zone: DisplayTimeZone = displayTimeZone): string {
+  return `Time (${displayZoneName(zone)})`;
+}
+
+/**
+ * An epoch-ms time as date and time with seconds and the time zone, in the shown zone (or `zone`),
+ * e.g. `30 Nov 2026, 21:30:05 UTC`. Every time on a page goes through here, so each carries its zone.
+ */
+export function formatTime(epochMs: number | null, zone: DisplayTimeZone = displayTimeZone): string {
   if (epochMs === null) return "–";
   return new Date(epochMs).toLocaleString(undefined, {
-    ...zoneOption(),
+    ...zoneOption(zone),
     year: "numeric",
     month: "short",
     day: "numeric",
@@ -70,10 +100,23 @@ export function formatJson(value: unknown): string {
   return JSON.stringify(value, null, 2) ?? "null";
 }
 
-/** `YYYY-MM-DDTHH:mm` local time for a datetime-local input, or empty. */
-export function toDateTimeLocalOrEmpty(epochMs: number | undefined): string {
+/**
+ * `YYYY-MM-DDTHH:mm` of an instant in `zone` (the page's), for a datetime-local input whose label
+ * names that zone; empty for undefined.
+ */
+export function toDateTimeInput(epochMs: number | undefined, zone: DisplayTimeZone): string {
   if (epochMs === undefined) return "";
   const d = new Date(epochMs);
+  const utc = zone === "UTC";
   const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  const [y, mo, da, h, mi] = utc
+    ? [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes()]
+    : [d.getFullYear(), d.getMonth() + 1, d.getDate(), d.getHours(), d.getMinutes()];
+  return `${y}-${pad(mo)}-${pad(da)}T${pad(h)}:${pad(mi)}`;
+}
+
+/** The instant (epoch ms) a datetime-local input's value names in `zone`; NaN when empty or invalid. */
+export function fromDateTimeInput(value: string, zone: DisplayTimeZone): number {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return Number.NaN;
+  return new Date(zone === "UTC" ? `${value}Z` : value).getTime();
 }

@@ -42,13 +42,6 @@ export function parseTimeRange(params: { get(name: string): string | null }, now
   return { fromEpochMs: end - RANGE_PRESETS[preset], toEpochMs: end, preset };
 }
 
-/** `YYYY-MM-DDTHH:mm` in local time, for `<input type="datetime-local">`. */
-export function toDateTimeLocal(epochMsValue: number): string {
-  const d = new Date(epochMsValue);
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
-
 /**
  * The window of a list page: `range` (a preset, ending at `nowEpochMs`), else `from`/`to` (epoch ms)
  * when valid, else none (all time). Unlike the overview, lists default to all time.

@@ -7,7 +7,8 @@ import { useCanOperate } from "~/components/session-context";
 import { ErrorState, Loading, NoResults } from "~/components/states";
 import { StatusBadge } from "~/components/status-badge";
 import { TenantLink, useTenantFilter } from "~/components/tenant-filter";
-import { formatDuration, formatJson, formatTime } from "~/lib/format";
+import { Time } from "~/components/time-zone-toggle";
+import { formatDuration, formatJson } from "~/lib/format";
 import { runPath } from "~/lib/search";
 import { resolutionLabel } from "~/lib/status";
 import { buildTraceUrl } from "~/lib/trace-url";
@@ -44,9 +45,7 @@ function EventItem({ event }: { event: TimelineEvent }) {
   return (
     <li data-testid="event" data-type={event.type}>
       <span className="etype">{event.type.replaceAll("_", " ")}</span>{" "}
-      <time className="small muted" dateTime={new Date(event.atEpochMs).toISOString()}>
-        {formatTime(event.atEpochMs)}
-      </time>
+      <Time className="small muted" epochMs={event.atEpochMs} />
       {who ? (
         <div>
           by <strong>{who}</strong>
@@ -62,9 +61,9 @@ function EventItem({ event }: { event: TimelineEvent }) {
 const NO_RECHECK_AFTER_MS = 10 * 365 * 86_400_000;
 
 /** When a record waiting for a person is looked at again by the sweeper: a time, or "not automatically". */
-function formatRecheck(deadlineEpochMs: number): string {
-  if (deadlineEpochMs - Date.now() > NO_RECHECK_AFTER_MS) return "not automatically: only a person settles it";
-  return formatTime(deadlineEpochMs);
+function Recheck({ deadlineEpochMs }: { deadlineEpochMs: number }) {
+  if (deadlineEpochMs - Date.now() > NO_RECHECK_AFTER_MS) return <>not automatically: only a person settles it</>;
+  return <Time epochMs={deadlineEpochMs} />;
 }
 
 /** One intent record: facts, arguments (secrets masked by the executor), timeline, compensation, probes, trace link. */
@@ -136,21 +135,25 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
           {record.needsHuman ? (
             <>
               <dt>Re-check at</dt>
-              <dd data-testid="recheck">{formatRecheck(record.deadlineEpochMs)}</dd>
+              <dd data-testid="recheck">
+                <Recheck deadlineEpochMs={record.deadlineEpochMs} />
+              </dd>
             </>
           ) : (
             <>
               <dt>Deadline</dt>
               <dd>
-                {record.deadlineEpochMs - Date.now() > NO_RECHECK_AFTER_MS
-                  ? "none: it waited for a person, who settled it"
-                  : formatTime(record.deadlineEpochMs)}
+                {record.deadlineEpochMs - Date.now() > NO_RECHECK_AFTER_MS ? (
+                  "none: it waited for a person, who settled it"
+                ) : (
+                  <Time epochMs={record.deadlineEpochMs} />
+                )}
               </dd>
             </>
           )}
           <dt>Created / updated</dt>
           <dd>
-            {formatTime(record.createdAtEpochMs)} / {formatTime(record.updatedAtEpochMs)}
+            <Time epochMs={record.createdAtEpochMs} /> / <Time epochMs={record.updatedAtEpochMs} />
           </dd>
           <dt>Reconcile sweeps</dt>
           <dd>{record.reconcileSweeps}</dd>

@@ -6,12 +6,16 @@ import { useRouter } from "next/navigation";
 import type { FormEvent } from "react";
 import { type Columns, DataTable } from "~/components/data-table";
 import { useLiveInterval } from "~/components/live-refresh";
+import { ParamProblems } from "~/components/param-problems";
 import { EmptyState, ErrorState, Loading, NoResults } from "~/components/states";
 import { TenantLink, useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
+import { Time, useDisplayZone } from "~/components/time-zone-toggle";
 import { operatorAbortSummary } from "~/lib/abort-summary";
-import { formatTime, toDateTimeLocalOrEmpty } from "~/lib/format";
+import { displayZoneName, fromDateTimeInput, toDateTimeInput } from "~/lib/format";
 import { intentPath, runPath } from "~/lib/search";
 import { actionLabel, OPERATOR_ACTIONS } from "~/lib/status";
+import { TOOL_FILTER_LABEL, toolFilter } from "~/lib/tool-filter";
+import { COMMON_PARAMS, checkParams, type ParamRule, withoutProblems } from "~/lib/url-params";
 import { useTRPC, useTRPCClient } from "~/trpc/react";
 import type { AuditEntry, OperatorAction } from "~/trpc/types";
 
@@ -31,7 +35,7 @@ function auditActionLabel(action: AuditAction): string {
 
 const col = createColumnHelper<AuditEntry>();
 const columns: Columns<AuditEntry> = [
-  col.accessor("atEpochMs", { header: "When", cell: (c) => formatTime(c.getValue()) }),
+  col.accessor("atEpochMs", { header: "When", cell: (c) => <Time epochMs={c.getValue()} /> }),
   col.accessor("actorName", { header: "Operator" }),
   col.accessor("action", { header: "Action", cell: (c) => auditActionLabel(c.getValue()) }),
   col.accessor("tool", { header: "Tool", cell: (c) => c.getValue() || "–" }),
@@ -60,6 +64,16 @@ const columns: Columns<AuditEntry> = [
   col.accessor("note", { header: "Reason" }),
 ];
 
+/** The URL parameters of the audit page. */
+const AUDIT_PARAMS: Record<string, ParamRule> = {
+  tenant: COMMON_PARAMS.tenant,
+  tool: COMMON_PARAMS.tool,
+  from: COMMON_PARAMS.from,
+  to: COMMON_PARAMS.to,
+  operator: { kind: "text", maxLength: 200 },
+  action: { kind: "oneOf", values: AUDIT_ACTIONS },
+};
+
 function epochMs(value: string | undefined): number | undefined {
   return value && /^\d{1,16}$/.test(value) ? Number(value) : undefined;
 }
@@ -74,13 +88,16 @@ export function AuditView({ params }: { params: Record<string, string> }) {
   const client = useTRPCClient();
   const router = useRouter();
   const tenant = useTenantFilter();
+  const zone = useDisplayZone();
+  const problems = checkParams(params, AUDIT_PARAMS);
   const action = AUDIT_ACTIONS.includes(params.action as AuditAction) ? (params.action as AuditAction) : undefined;
+  const tool = toolFilter(params.tool);
   const from = epochMs(params.from);
   const to = epochMs(params.to);
   const filters = {
     ...(params.operator ? { operator: params.operator } : {}),
     ...(action ? { action } : {}),
-    ...(params.tool ? { tool: params.tool } : {}),
+    ...(tool ? { tool } : {}),
     ...(from !== undefined ? { fromEpochMs: from } : {}),
     ...(to !== undefined && (from === undefined || to > from) ? { toEpochMs: to } : {}),
   };
@@ -107,7 +124,7 @@ export function AuditView({ params }: { params: Record<string, string> }) {
     }
     for (const name of ["from", "to"]) {
       const value = String(form.get(name) ?? "");
-      const ms = value ? new Date(value).getTime() : Number.NaN;
+      const ms = fromDateTimeInput(value, zone);
       if (Number.isFinite(ms)) next.set(name, String(ms));
     }
     router.push(tenant.href(`/audit${next.size ? `?${next}` : ""}`));
@@ -116,7 +133,8 @@ export function AuditView({ params }: { params: Record<string, string> }) {
   return (
     <>
       <h1>Audit log</h1>
-      <form className="toolbar" onSubmit={apply} key={JSON.stringify(params)}>
+      <ParamProblems problems={problems} path="/audit" kept={withoutProblems(params, problems)} />
+      <form className="toolbar" onSubmit={apply} key={`${zone}${JSON.stringify(params)}`}>
         <label className="field">
           <span>Operator</span>
           <input name="operator" defaultValue={params.operator ?? ""} />
@@ -133,16 +151,16 @@ export function AuditView({ params }: { params: Record<string, string> }) {
           </select>
         </label>
         <label className="field">
-          <span>Tool</span>
-          <input name="tool" defaultValue={params.tool ?? ""} />
+          <span>{TOOL_FILTER_LABEL}</span>
+          <input name="tool" defaultValue={params.tool ?? ""} maxLength={128} />
         </label>
         <label className="field">
-          <span>From</span>
-          <input type="datetime-local" name="from" defaultValue={toDateTimeLocalOrEmpty(from)} />
+          <span>From ({displayZoneName(zone)})</span>
+          <input type="datetime-local" name="from" defaultValue={toDateTimeInput(from, zone)} />
         </label>
         <label className="field">
-          <span>To</span>
-          <input type="datetime-local" name="to" defaultValue={toDateTimeLocalOrEmpty(to)} />
+          <span>To ({displayZoneName(zone)})</span>
+          <input type="datetime-local" name="to" defaultValue={toDateTimeInput(to, zone)} />
         </label>
         <button type="submit">Filter</button>
       </form>

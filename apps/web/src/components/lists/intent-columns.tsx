@@ -4,7 +4,7 @@ import { createColumnHelper } from "@tanstack/react-table";
 import type { Columns } from "~/components/data-table";
 import { StatusBadge } from "~/components/status-badge";
 import { TenantLink } from "~/components/tenant-filter";
-import { formatTime } from "~/lib/format";
+import { Time } from "~/components/time-zone-toggle";
 import { intentPath, runPath } from "~/lib/search";
 import { resolutionLabel } from "~/lib/status";
 import type { IntentSummary } from "~/trpc/types";
@@ -35,6 +35,6 @@ export const intentColumns: Columns<IntentSummary> = [
   col.accessor("attempt", { header: "Attempts", meta: { numeric: true } }),
   col.accessor("createdAtEpochMs", {
     header: "Created",
-    cell: (c) => <span className="nowrap">{formatTime(c.getValue())}</span>,
+    cell: (c) => <Time className="nowrap" epochMs={c.getValue()} />,
   }),
 ];

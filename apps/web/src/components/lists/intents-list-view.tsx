@@ -7,10 +7,13 @@ import { type FormEvent, useState } from "react";
 import { DataTable } from "~/components/data-table";
 import { ListRangePicker } from "~/components/list-range-picker";
 import { useLiveInterval } from "~/components/live-refresh";
+import { ParamProblems } from "~/components/param-problems";
 import { ErrorState, Loading, NoResults } from "~/components/states";
 import { useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { HUMAN_RESOLUTIONS, intentListHref } from "~/lib/intent-filters";
 import { isPreset, parseListWindow } from "~/lib/time-range";
+import { TOOL_FILTER_LABEL, toolFilter } from "~/lib/tool-filter";
+import { COMMON_PARAMS, checkParams, type ParamRule, withoutProblems } from "~/lib/url-params";
 import { useTRPC } from "~/trpc/react";
 import type { IntentStatus, Resolution, RouterInputs } from "~/trpc/types";
 import { intentColumns } from "./intent-columns";
@@ -28,16 +31,28 @@ const RESOLUTIONS: (Resolution | "human")[] = [
   "needs_human",
 ];
 
-/** Intent records filtered by the URL (tool, status, resolution, from, to); the overview's links land here. */
+/** The URL parameters of the records page. */
+const INTENTS_PARAMS: Record<string, ParamRule> = {
+  ...COMMON_PARAMS,
+  status: { kind: "oneOf", values: STATUSES },
+  resolution: { kind: "oneOf", values: RESOLUTIONS },
+};
+
+/**
+ * Intent records filtered by the URL (tool — a substring of the name —, status, resolution, from,
+ * to); the overview's links land here. Parameters the page cannot use are named, with the rule.
+ */
 export function IntentsListView({ params }: { params: Record<string, string> }) {
   const live = useLiveInterval();
   const trpc = useTRPC();
   const router = useRouter();
   const tenant = useTenantFilter();
   const [now] = useState(() => Date.now());
+  const problems = checkParams(params, INTENTS_PARAMS);
   const span = parseListWindow(params, now);
+  const tool = toolFilter(params.tool);
   const base: Filters = {
-    ...(params.tool ? { tool: params.tool } : {}),
+    ...(tool ? { tool } : {}),
     ...(STATUSES.includes(params.status as IntentStatus) ? { status: params.status as IntentStatus } : {}),
     ...span,
   };
@@ -90,10 +105,11 @@ export function IntentsListView({ params }: { params: Record<string, string> }) 
   return (
     <>
       <h1>Intent records</h1>
+      <ParamProblems problems={problems} path="/intents" kept={withoutProblems(params, problems)} />
       <form className="toolbar" onSubmit={apply} key={JSON.stringify(params)}>
         <label className="field">
-          <span>Tool</span>
-          <input name="tool" defaultValue={params.tool ?? ""} />
+          <span>{TOOL_FILTER_LABEL}</span>
+          <input name="tool" defaultValue={params.tool ?? ""} maxLength={128} />
         </label>
         <label className="field">
           <span>Status</span>

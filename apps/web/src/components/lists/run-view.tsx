@@ -7,9 +7,10 @@ import { useLiveInterval } from "~/components/live-refresh";
 import { useCanOperate } from "~/components/session-context";
 import { ErrorState, Loading, NoResults } from "~/components/states";
 import { useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
+import { Time } from "~/components/time-zone-toggle";
 import { formatJson } from "~/lib/format";
 import { httpStatusOf, useTRPC } from "~/trpc/react";
-import type { IntentSummary } from "~/trpc/types";
+import type { IntentSummary, RouterOutputs } from "~/trpc/types";
 import { intentColumns } from "./intent-columns";
 import { RunAbort } from "./run-abort";
 
@@ -34,9 +35,38 @@ const columns: Columns<IntentSummary & { order: number }> = [
   }),
 ];
 
+type RunPlan = NonNullable<RouterOutputs["runs"]["get"]["plan"]>;
+
+/** The run's declared plan: each planned step and whether a record of it settled yet. */
+function PlanView({ plan, done }: { plan: RunPlan; done: IntentSummary[] }) {
+  const settled = (step: RunPlan["steps"][number]) =>
+    done.some(
+      (r) =>
+        r.stepId === step.stepId &&
+        r.tool === step.tool &&
+        (r.status === "SUCCEEDED" || r.status === "FAILED_NO_EFFECT"),
+    );
+  return (
+    <section aria-label="Declared plan" data-testid="run-plan">
+      <h2>Declared plan</h2>
+      <p className="muted small">
+        Declared <Time epochMs={plan.declaredAtEpochMs} />
+        {done.length === 0 ? "; the agent has made no call of this run yet." : "."}
+      </p>
+      <ol>
+        {plan.steps.map((step) => (
+          <li key={step.stepId}>
+            <span className="mono">{step.stepId}</span> · {step.tool} · {settled(step) ? "done" : "not done yet"}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
 /**
  * One agent run: its steps (intent records) in the order they were created, with outcomes and
- * compensations; operators can abort it (the saga) and read the abort report.
+ * compensations, and its declared plan; operators can abort it (the saga) and read the abort report.
  */
 export function RunView({ runId }: { runId: string }) {
   const live = useLiveInterval();
@@ -53,7 +83,7 @@ export function RunView({ runId }: { runId: string }) {
       {run.isPending ? <Loading what="the run" /> : null}
       {run.error && !run.data ? (
         httpStatusOf(run.error) === 404 || httpStatusOf(run.error) === 400 ? (
-          <NoResults>No intent record belongs to a run with the id “{runId}”.</NoResults>
+          <NoResults>No run with the id “{runId}”: no intent record and no declared plan.</NoResults>
         ) : (
           <ErrorState error={run.error} title="Could not load the run" />
         )
@@ -64,6 +94,7 @@ export function RunView({ runId }: { runId: string }) {
             {run.data.records.length} step{run.data.records.length === 1 ? "" : "s"}, oldest first
             {run.data.truncated ? " (only the first 1000 are shown)" : ""}.
           </p>
+          {run.data.plan ? <PlanView plan={run.data.plan} done={run.data.records} /> : null}
           {canOperate && run.data.records.length > 0 ? (
             <RunAbort runId={runId} tenant={tenant.selectable ? runTenant : undefined} />
           ) : null}

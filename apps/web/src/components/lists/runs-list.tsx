@@ -7,13 +7,23 @@ import { useState } from "react";
 import { type Columns, DataTable } from "~/components/data-table";
 import { ListRangePicker } from "~/components/list-range-picker";
 import { useLiveInterval } from "~/components/live-refresh";
+import { ParamProblems } from "~/components/param-problems";
 import { EmptyState, ErrorState, Loading, NoResults } from "~/components/states";
 import { TenantLink, useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
-import { formatDuration, formatTime } from "~/lib/format";
+import { Time } from "~/components/time-zone-toggle";
+import { formatDuration } from "~/lib/format";
 import { isRunStatus, RUN_STATUSES, type RunSummary, runStatusLabel } from "~/lib/run-summary";
 import { runPath } from "~/lib/search";
 import { DEFAULT_PRESET, parseListWindow, RANGE_PRESETS } from "~/lib/time-range";
+import { TOOL_FILTER_LABEL, toolFilter } from "~/lib/tool-filter";
+import { COMMON_PARAMS, checkParams, type ParamRule, withoutProblems } from "~/lib/url-params";
 import { useTRPC } from "~/trpc/react";
+
+/** The URL parameters of the runs page. */
+const RUNS_PARAMS: Record<string, ParamRule> = {
+  ...COMMON_PARAMS,
+  status: { kind: "oneOf", values: RUN_STATUSES },
+};
 
 /** Runs per page. */
 const RUNS_PER_PAGE = 50;
@@ -35,7 +45,7 @@ const columns: Columns<RunSummary> = [
   }),
   col.accessor("startedAtEpochMs", {
     header: "Started",
-    cell: (c) => <span className="nowrap">{formatTime(c.getValue())}</span>,
+    cell: (c) => <Time className="nowrap" epochMs={c.getValue()} />,
   }),
   col.accessor("durationMs", {
     header: "Duration",
@@ -44,21 +54,31 @@ const columns: Columns<RunSummary> = [
   }),
   col.accessor("steps", { header: "Steps", meta: { numeric: true } }),
   col.accessor((r) => r.tools.join(", "), { id: "tools", header: "Tools" }),
-  col.accessor("unknownCount", { header: "UNKNOWNs", meta: { numeric: true, testId: "run-unknowns" } }),
+  col.accessor("unresolvedUnknownCount", {
+    header: "UNKNOWN now",
+    meta: { numeric: true, testId: "run-unknowns" },
+  }),
+  col.accessor("unknownCount", {
+    header: "Ever UNKNOWN",
+    meta: { numeric: true, testId: "run-ever-unknown" },
+  }),
   col.accessor("needsHumanCount", { header: "For a person", meta: { numeric: true, testId: "run-needs-human" } }),
 ];
 
 /**
  * The runs that started in the window (`range`, or `from`/`to` epoch ms; default the last 24 hours),
- * newest first, from `runs.list`: status, start, duration, steps, tools, UNKNOWNs and records waiting
- * for a person; filters `status` and `tool`, keyset pages by `?cursor=` — all in the URL. The filter
- * form is a plain GET form, so it works before hydration.
+ * newest first, from `runs.list`: status, start, duration, steps, tools, UNKNOWNs unresolved now and
+ * ever (resolved included), records waiting for a person; filters `status` and `tool` (a substring of
+ * a tool name), keyset pages by `?cursor=` — all in the URL. The filter form is a plain GET form, so
+ * it works before hydration. Parameters the page cannot use are named above the list, with the rule.
  */
 export function RunsList({ params }: { params: Record<string, string> }) {
   const live = useLiveInterval();
   const trpc = useTRPC();
   const tenant = useTenantFilter();
+  const problems = checkParams(params, RUNS_PARAMS);
   const status = isRunStatus(params.status) ? params.status : undefined;
+  const tool = toolFilter(params.tool);
   const [now] = useState(() => Date.now());
   const given = parseListWindow(params, now);
   const span =
@@ -67,7 +87,7 @@ export function RunsList({ params }: { params: Record<string, string> }) {
     ...trpc.runs.list.queryOptions({
       ...span,
       ...(status ? { status } : {}),
-      ...(params.tool ? { tool: params.tool } : {}),
+      ...(tool ? { tool } : {}),
       limit: RUNS_PER_PAGE,
       ...(params.cursor ? { cursor: params.cursor } : {}),
       ...tenant.input,
@@ -75,7 +95,7 @@ export function RunsList({ params }: { params: Record<string, string> }) {
     refetchInterval: live(30_000),
   });
   const runs = page.data?.items ?? [];
-  const filtered = Boolean(status || params.tool || params.cursor);
+  const filtered = Boolean(status || tool || params.cursor);
   const pageHref = (cursor: string | undefined) => {
     const query = new URLSearchParams(Object.entries(params).filter(([k]) => k !== "cursor"));
     if (cursor) query.set("cursor", cursor);
@@ -86,6 +106,7 @@ export function RunsList({ params }: { params: Record<string, string> }) {
   return (
     <>
       <h2>Runs</h2>
+      <ParamProblems problems={problems} path="/runs" kept={withoutProblems(params, problems)} />
       <ListRangePicker
         path="/runs"
         params={params}
@@ -111,8 +132,8 @@ export function RunsList({ params }: { params: Record<string, string> }) {
           </select>
         </label>
         <label className="field">
-          <span>With a step of tool</span>
-          <input name="tool" defaultValue={params.tool ?? ""} />
+          <span>{TOOL_FILTER_LABEL}</span>
+          <input name="tool" defaultValue={params.tool ?? ""} maxLength={128} />
         </label>
         <button type="submit">Filter</button>
       </form>

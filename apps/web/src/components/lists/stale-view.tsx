@@ -6,7 +6,8 @@ import { type Columns, DataTable } from "~/components/data-table";
 import { useLiveInterval } from "~/components/live-refresh";
 import { EmptyState, ErrorState, Loading } from "~/components/states";
 import { useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
-import { formatDuration, formatTime } from "~/lib/format";
+import { Time } from "~/components/time-zone-toggle";
+import { formatDuration } from "~/lib/format";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
 import { intentColumns } from "./intent-columns";
@@ -15,7 +16,7 @@ type StaleItem = RouterOutputs["stale"]["list"]["items"][number];
 const col = createColumnHelper<StaleItem>();
 const columns: Columns<StaleItem> = [
   ...(intentColumns as Columns<StaleItem>).filter((c) => c.header !== "Resolution"),
-  col.accessor("deadlineEpochMs", { header: "Deadline", cell: (c) => formatTime(c.getValue()) }),
+  col.accessor("deadlineEpochMs", { header: "Deadline", cell: (c) => <Time epochMs={c.getValue()} /> }),
   col.accessor("agePastDeadlineMs", {
     header: "Past deadline",
     meta: { numeric: true },

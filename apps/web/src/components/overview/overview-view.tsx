@@ -8,11 +8,14 @@ import { useEffect, useMemo, useState } from "react";
 import { type MixSegment, ResolutionBar } from "~/components/charts";
 import { type Columns, DataTable } from "~/components/data-table";
 import { useLiveInterval } from "~/components/live-refresh";
+import { ParamProblems } from "~/components/param-problems";
 import { EmptyState, ErrorState, Loading } from "~/components/states";
 import { TenantLink, useTenantFilter } from "~/components/tenant-filter";
-import { formatDuration, formatShare, formatShareChange, formatTime } from "~/lib/format";
+import { Time } from "~/components/time-zone-toggle";
+import { formatDuration, formatShare, formatShareChange } from "~/lib/format";
 import { intentListHref } from "~/lib/intent-filters";
 import { parseTimeRange } from "~/lib/time-range";
+import { COMMON_PARAMS, checkParams, type ParamRule, withoutProblems } from "~/lib/url-params";
 import { useTRPC } from "~/trpc/react";
 import type { ToolStats } from "~/trpc/types";
 import { RangePicker } from "./range-picker";
@@ -60,6 +63,15 @@ function segmentsOf(t: ToolStats, window: { fromEpochMs: number; toEpochMs: numb
   ];
 }
 
+/** The URL parameters of the overview: the window, the tenant and `all=1` (tools with no calls too). */
+const OVERVIEW_PARAMS: Record<string, ParamRule> = {
+  tenant: COMMON_PARAMS.tenant,
+  range: COMMON_PARAMS.range,
+  from: COMMON_PARAMS.from,
+  to: COMMON_PARAMS.to,
+  all: { kind: "oneOf", values: ["1"] },
+};
+
 const col = createColumnHelper<ToolStats>();
 
 /** `/overview` with the current parameters and `all=1` (tools without calls shown) or without it. */
@@ -103,6 +115,7 @@ export function OverviewView({
     const timer = setInterval(() => setNow(Date.now()), tickMs);
     return () => clearInterval(timer);
   }, [tickMs]);
+  const problems = checkParams(params, OVERVIEW_PARAMS);
   const range = parseTimeRange({ get: (name) => params[name] ?? null }, now);
   const { fromEpochMs, toEpochMs } = range;
   const span = useMemo(() => ({ fromEpochMs, toEpochMs }), [fromEpochMs, toEpochMs]);
@@ -228,9 +241,11 @@ export function OverviewView({
   return (
     <>
       <h1>Overview</h1>
+      <ParamProblems problems={problems} path="/overview" kept={withoutProblems(params, problems)} />
       <RangePicker key={`${range.preset}-${params.from ?? ""}-${params.to ?? ""}`} range={range} />
       <p className="muted small" suppressHydrationWarning>
-        Calls created from {formatTime(range.fromEpochMs)} to {formatTime(range.toEpochMs)}. Refreshes every 30 s.
+        Calls created from <Time epochMs={range.fromEpochMs} /> to <Time epochMs={range.toEpochMs} />. Refreshes every
+        30 s.
         {tenant.selectable ? (
           <span data-testid="tenant-scope"> {tenant.tenant ? `Tenant ${tenant.tenant} only.` : "All tenants."}</span>
         ) : null}

@@ -3,7 +3,9 @@
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { useTenantFilter } from "~/components/tenant-filter";
-import { isPreset, type RANGE_PRESETS, type TimeRange, toDateTimeLocal } from "~/lib/time-range";
+import { useDisplayZone } from "~/components/time-zone-toggle";
+import { displayZoneName, fromDateTimeInput, toDateTimeInput } from "~/lib/format";
+import { isPreset, type RANGE_PRESETS, type TimeRange } from "~/lib/time-range";
 
 const PRESET_LABELS: Record<keyof typeof RANGE_PRESETS, string> = {
   "1h": "Last hour",
@@ -18,6 +20,7 @@ export function RangePicker({ range }: { range: TimeRange }) {
   const tenant = useTenantFilter();
   const [custom, setCustom] = useState(range.preset === null);
   const [error, setError] = useState<string | null>(null);
+  const zone = useDisplayZone();
 
   function choose(value: string) {
     if (isPreset(value)) {
@@ -29,8 +32,8 @@ export function RangePicker({ range }: { range: TimeRange }) {
   function apply(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const from = new Date(String(form.get("from"))).getTime();
-    const to = new Date(String(form.get("to"))).getTime();
+    const from = fromDateTimeInput(String(form.get("from")), zone);
+    const to = fromDateTimeInput(String(form.get("to")), zone);
     if (!Number.isFinite(from) || !Number.isFinite(to) || from >= to) {
       setError("From must be before To.");
       return;
@@ -55,12 +58,24 @@ export function RangePicker({ range }: { range: TimeRange }) {
       {custom ? (
         <>
           <label className="field">
-            <span>From</span>
-            <input type="datetime-local" name="from" defaultValue={toDateTimeLocal(range.fromEpochMs)} required />
+            <span>From ({displayZoneName(zone)})</span>
+            <input
+              key={zone}
+              type="datetime-local"
+              name="from"
+              defaultValue={toDateTimeInput(range.fromEpochMs, zone)}
+              required
+            />
           </label>
           <label className="field">
-            <span>To</span>
-            <input type="datetime-local" name="to" defaultValue={toDateTimeLocal(range.toEpochMs)} required />
+            <span>To ({displayZoneName(zone)})</span>
+            <input
+              key={zone}
+              type="datetime-local"
+              name="to"
+              defaultValue={toDateTimeInput(range.toEpochMs, zone)}
+              required
+            />
           </label>
           <button type="submit">Apply</button>
           {error ? (

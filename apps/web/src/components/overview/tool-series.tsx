@@ -1,7 +1,8 @@
 "use client";
 
 import { Bar, CartesianGrid, ComposedChart, Line, Tooltip, XAxis, YAxis } from "recharts";
-import { formatAxisTime, formatShare, formatTime } from "~/lib/format";
+import { useDisplayZone } from "~/components/time-zone-toggle";
+import { axisZoneLabel, displayZoneName, formatAxisTime, formatShare, formatTime } from "~/lib/format";
 import type { ToolStats } from "~/trpc/types";
 
 const WIDTH = 320;
@@ -10,15 +11,18 @@ const HEIGHT = 150;
 /**
  * Calls (bars) and UNKNOWN share (line, right axis) per tool over the chosen window, one small chart
  * per tool with calls, with axes and a tooltip; the chart's name says the totals for screen readers.
+ * The time axis and the tooltip are in the page's zone (the header's toggle), the axis labelled with it.
  */
 export function ToolSeries({ tools, spanMs }: { tools: ToolStats[]; spanMs: number }) {
+  const zone = useDisplayZone();
   const shown = tools.filter((t) => t.calls > 0);
   if (!shown.length) return null;
   return (
     <section aria-labelledby="series-heading">
       <h2 id="series-heading">Calls and UNKNOWN share over time</h2>
       <p className="small muted">
-        Bars: calls per slice of the window (left axis). Line: the UNKNOWN share (right axis).
+        Bars: calls per slice of the window (left axis). Line: the UNKNOWN share (right axis). Times in{" "}
+        <span data-testid="chart-zone">{displayZoneName(zone)}</span>.
       </p>
       <div className="series-grid">
         {shown.map((t) => {
@@ -43,21 +47,22 @@ export function ToolSeries({ tools, spanMs }: { tools: ToolStats[]; spanMs: numb
                   width={WIDTH}
                   height={HEIGHT}
                   data={data}
-                  margin={{ top: 6, right: 4, bottom: 0, left: -18 }}
+                  margin={{ top: 6, right: 4, bottom: 14, left: -18 }}
                 >
                   <CartesianGrid strokeDasharray="3 3" vertical={false} />
                   <XAxis
                     dataKey="t"
                     type="number"
                     domain={["dataMin", "dataMax"]}
-                    tickFormatter={(v: number) => formatAxisTime(v, spanMs)}
+                    tickFormatter={(v: number) => formatAxisTime(v, spanMs, zone)}
                     tick={{ fontSize: 10 }}
+                    label={{ value: axisZoneLabel(zone), position: "insideBottom", offset: -12, fontSize: 10 }}
                     minTickGap={24}
                   />
                   <YAxis yAxisId="calls" allowDecimals={false} tick={{ fontSize: 10 }} />
                   <YAxis yAxisId="share" orientation="right" domain={[0, 100]} unit="%" tick={{ fontSize: 10 }} />
                   <Tooltip
-                    labelFormatter={(v) => formatTime(Number(v))}
+                    labelFormatter={(v) => formatTime(Number(v), zone)}
                     formatter={(value, name) => (name === "UNKNOWN share" ? [`${value}%`, name] : [value, name])}
                     wrapperStyle={{ fontSize: 12 }}
                   />

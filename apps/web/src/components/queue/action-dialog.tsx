@@ -3,7 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { TRPCClientError } from "@trpc/client";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
-import { formatDuration, formatJson, formatTime } from "~/lib/format";
+import { Time } from "~/components/time-zone-toggle";
+import { formatDuration, formatJson } from "~/lib/format";
 import { actionLabel } from "~/lib/status";
 import { type Winner, winnerOf } from "~/lib/winner";
 import { useTRPC } from "~/trpc/react";
@@ -157,7 +158,7 @@ export function ActionDialog({
         {winner ? (
           <div role="alert" className="error">
             This record was already resolved by {winner.actor}
-            {winner.by === "operator" ? ` (${winner.action})` : ""} at {formatTime(winner.at)}
+            {winner.by === "operator" ? ` (${winner.action})` : ""} at <Time epochMs={winner.at} />
             {winner.note ? `: “${winner.note}”` : ""}. Nothing was changed; your reason is kept above.
           </div>
         ) : null}

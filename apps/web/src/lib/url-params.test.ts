@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { COMMON_PARAMS, checkParams, type ParamRule, withoutProblems } from "./url-params";
+
+const RULES: Record<string, ParamRule> = { ...COMMON_PARAMS, status: { kind: "oneOf", values: ["open", "aborted"] } };
+
+describe("checkParams (issue 14: bad URL parameters were silently ignored)", () => {
+  it("names each parameter the page ignores and the rule it breaks; valid ones pass", () => {
+    const problems = checkParams({ status: "bogus", from: "abc", range: "2w", tool: "refund", tenant: "acme" }, RULES);
+    expect(problems).toEqual([
+      { param: "status", value: "bogus", rule: "must be one of open, aborted" },
+      { param: "from", value: "abc", rule: "must be a time in epoch milliseconds (digits only, e.g. 1764547200000)" },
+      { param: "range", value: "2w", rule: "must be one of 1h, 6h, 24h, 7d" },
+    ]);
+  });
+
+  it("a window that ends before it starts, an unknown parameter, a tool filter too long", () => {
+    expect(checkParams({ from: "2000", to: "1000" }, RULES)).toEqual([
+      { param: "to", value: "1000", rule: "must be after from" },
+    ]);
+    expect(checkParams({ stauts: "open" }, RULES)[0]).toMatchObject({
+      param: "stauts",
+      rule: expect.stringMatching(/^is not a parameter of this page \(it takes .*status/),
+    });
+    expect(checkParams({ tool: "x".repeat(129) }, RULES)[0]).toMatchObject({ rule: "must be at most 128 characters" });
+    expect(checkParams({ status: "", from: "1764547200000", to: "1764550800000" }, RULES)).toEqual([]);
+  });
+
+  it("the rest of the parameters is kept for the page and its 'remove them' link", () => {
+    const params = { status: "bogus", tool: "refund", tenant: "acme" };
+    expect(withoutProblems(params, checkParams(params, RULES))).toEqual({ tool: "refund", tenant: "acme" });
+  });
+});
