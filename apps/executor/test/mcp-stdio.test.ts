@@ -155,4 +155,16 @@ describe("npx tristate mcp (stdio)", () => {
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/TRISTATE_CONFIG/);
   });
+
+  it("the embedded database held by the running service: the error says to use DATABASE_URL or the HTTP endpoint (issue 14)", async () => {
+    // The service's lock on its embedded folder, held by a live process (this test's).
+    const dataDir = join(dir, "pgdata");
+    await writeFile(`${dataDir}.lock`, String(process.pid));
+    const { DATABASE_URL: _, ...embedded } = { ...childEnv(acmeKey), TRISTATE_DATA_DIR: dataDir };
+    const held = await runOnce(embedded);
+    expect(held.code).toBe(1);
+    expect(held.stderr).toMatch(/in use by process \d+ \(the Tristate service/);
+    expect(held.stderr).toMatch(/give tristate mcp a PostgreSQL server in DATABASE_URL/);
+    expect(held.stderr).toMatch(/http:\/\/127\.0\.0\.1:4100\/mcp/);
+  });
 });

@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createConfirmationTokens, createExecutor } from "@tristate/core";
-import { ApiKeyStore, openDatabase } from "@tristate/db";
+import { ApiKeyStore, EmbeddedDatabaseInUseError, openDatabase } from "@tristate/db";
 import pino from "pino";
 import { loadCatalog } from "../catalog/load.ts";
 import { closeMcpUpstreams } from "../catalog/mcp-tool.ts";
@@ -37,6 +37,16 @@ export interface StdioIo {
  * @returns the exit code: 0 after a normal end, 1 when the key is refused or start-up fails, 2 when
  *   the key or the catalog (`TRISTATE_CONFIG`) is missing.
  */
+/** What to do when the service holds the embedded database (one process opens it at a time). */
+function embeddedInUse(error: EmbeddedDatabaseInUseError): string {
+  return (
+    `the embedded database is in use by process ${error.pid} (the Tristate service: npm start or pnpm demo). ` +
+    "While the service runs, give tristate mcp a PostgreSQL server in DATABASE_URL (postgresql://…, the one the " +
+    "service uses), or point your MCP client at the service's Streamable HTTP endpoint (http://127.0.0.1:4100/mcp " +
+    "with Authorization: Bearer <agent key>); or stop the service first."
+  );
+}
+
 export async function runMcpStdio(io: StdioIo): Promise<number> {
   const secret = io.env[API_KEY_VARIABLE];
   if (!secret) {
@@ -113,7 +123,9 @@ export async function runMcpStdio(io: StdioIo): Promise<number> {
     await server.close().catch(() => {});
     return 0;
   } catch (error) {
-    io.err(`tristate mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.err(
+      `tristate mcp: ${error instanceof EmbeddedDatabaseInUseError ? embeddedInUse(error) : error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 1;
   } finally {
     await closeMcpUpstreams(tools).catch(() => {});
