@@ -87,6 +87,13 @@ const schema = z.object({
    * to the archive tables (still found by key and run); 0 (the default): never archive.
    */
   TRISTATE_ARCHIVE_AFTER_MS: ms(0, 0, 10 * 365 * 86_400_000),
+  /**
+   * Answer a SUCCEEDED call before its outcome write lands, where that write is not durable anyway
+   * (the tool has a probe or dedupes by key): the claim is then the only write a call waits for
+   * (`backgroundOutcomes` of `createExecutor`; issue 13). This service's reads wait for the writes
+   * it has in flight; another replica may see the record PENDING for that long. @default true
+   */
+  TRISTATE_BACKGROUND_OUTCOMES: z.preprocess(emptyAsUndefined, z.stringbool().default(true)),
   /** Reconciliation probe rounds before concluding "absent". */
   TRISTATE_PROBE_ATTEMPTS: ms(3, 1, 20),
   /** Spacing unit between probe rounds, ms (round i waits min(i × spacing, remaining / 4)). */

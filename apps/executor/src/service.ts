@@ -56,6 +56,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
         store,
         tools,
         confirmations,
+        backgroundOutcomes: env.TRISTATE_BACKGROUND_OUTCOMES,
         probe: {
           attempts: env.TRISTATE_PROBE_ATTEMPTS,
           spacingMs: env.TRISTATE_PROBE_SPACING_MS,
@@ -157,6 +158,8 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
         http.server.closeAllConnections();
         await closed;
         await sweeper.stop();
+        // Answers already given must not be left to the sweeper when the writes can still land.
+        await tenants.outcomesWritten();
         await readModel?.stop();
         await closeMcpUpstreams(tools);
         await db.close();

@@ -20,6 +20,11 @@ export interface Tenants {
    * for admin keys (keys are derived with the tenant, so at most one tenant has it in practice).
    */
   tenantOfKey(key: string): Promise<string | null>;
+  /**
+   * Resolves when the outcome writes every tenant's executor had in the background when called have
+   * settled (see `Executor.outcomesWritten`): reads then show what callers were already told. Never rejects.
+   */
+  outcomesWritten(): Promise<void>;
 }
 
 /**
@@ -58,6 +63,9 @@ export function createTenants(
         [key],
       );
       return rows[0]?.tenant ?? null;
+    },
+    async outcomesWritten() {
+      await Promise.all([...executors.values()].map((e) => e.outcomesWritten()));
     },
   };
   executors.set(base.tenant, makeExecutor(base));

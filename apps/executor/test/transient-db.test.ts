@@ -9,13 +9,18 @@ import { isTransientDatabaseError } from "@tristate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Json, startStack, type TestStack } from "./support.ts";
 
-let stack: TestStack;
 /** A connection of the service's own pool, kept aside to hold the lock. */
-let locker: { query(text: string, values?: unknown[]): Promise<unknown>; release(): void };
+type Locker = { query(text: string, values?: unknown[]): Promise<unknown>; release(): void };
 
-beforeAll(async () => {
-  stack = await startStack({
-    env: { TRISTATE_PROBE_SPACING_MS: "0", TRISTATE_PROBE_ATTEMPTS: "1" },
+/** Starts a stack whose refund locks the log after the remote committed (when its reason is "lock"). */
+async function lockingStack(background: boolean): Promise<{ stack: TestStack; locker: Locker }> {
+  let locker: Locker | undefined;
+  const stack = await startStack({
+    env: {
+      TRISTATE_PROBE_SPACING_MS: "0",
+      TRISTATE_PROBE_ATTEMPTS: "1",
+      TRISTATE_BACKGROUND_OUTCOMES: String(background),
+    },
     tools: (remote) => {
       const base = refundTool(remote);
       return [
@@ -25,8 +30,8 @@ beforeAll(async () => {
           invoke: async (args: never, ctx: never) => {
             const out = await base.invoke(args, ctx);
             if ((args as { reason?: string }).reason === "lock") {
-              await locker.query("BEGIN");
-              await locker.query("LOCK TABLE intent_records IN ACCESS EXCLUSIVE MODE");
+              await locker!.query("BEGIN");
+              await locker!.query("LOCK TABLE intent_records IN ACCESS EXCLUSIVE MODE");
             }
             return out;
           },
@@ -35,15 +40,11 @@ beforeAll(async () => {
     },
   });
   locker = await stack.service.services.store.pool.connect();
-}, 60_000);
-
-afterAll(async () => {
-  locker?.release();
-  await stack?.close();
-});
+  return { stack, locker };
+}
 
 /** Terminates the backend that waits on the test's lock, then releases the lock. */
-async function killWaiter(): Promise<number> {
+async function killWaiter(stack: TestStack, locker: Locker): Promise<number> {
   for (let i = 0; i < 200; i++) {
     const { rows } = await stack.service.services.store.pool
       .query<{ pid: number }>(
@@ -61,11 +62,37 @@ async function killWaiter(): Promise<number> {
   return 0;
 }
 
+/** Repeats the call as an agent told to (same run, step and arguments) until SUCCEEDED; the last envelope. */
+async function repeatUntilSettled(stack: TestStack, call: object, args: object): Promise<Json> {
+  let env: Json;
+  for (let i = 0; i < 60; i++) {
+    const again = await stack.post("calls.execute", { ...call, args });
+    expect([200, 503]).toContain(again.status);
+    env = again.json.result?.data;
+    if (env?.status === "SUCCEEDED") break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return env;
+}
+
 describe("transient database failures (503, Retry-After, repeat the same call)", () => {
+  let stack: TestStack;
+  let locker: Locker;
+  beforeAll(async () => {
+    ({ stack, locker } = await lockingStack(false));
+  }, 60_000);
+  afterAll(async () => {
+    locker?.release();
+    await stack?.close();
+  });
+
   it("a backend terminated mid-call is 503 with Retry-After and the advice; the repeat makes no second effect", async () => {
     const call = { runId: "run-503", stepId: "refund", tool: "issue_refund", budgetMs: 4000 };
     const args = { order_id: "T-1", amount: "20.00", reason: "lock" };
-    const [res, killed] = await Promise.all([stack.post("calls.execute", { ...call, args }), killWaiter()]);
+    const [res, killed] = await Promise.all([
+      stack.post("calls.execute", { ...call, args }),
+      killWaiter(stack, locker),
+    ]);
     expect(killed).toBeGreaterThan(0);
     expect(res.status, JSON.stringify(res.json)).toBe(503);
     expect(res.headers.get("retry-after")).toBe("1");
@@ -74,15 +101,7 @@ describe("transient database failures (503, Retry-After, repeat the same call)",
     expect(stack.remote.effects).toHaveLength(1);
 
     // The agent repeats the same call as advised, as often as it is told to wait.
-    let env: Json;
-    for (let i = 0; i < 40; i++) {
-      const again = await stack.post("calls.execute", { ...call, args: { ...args, reason: "again" } });
-      expect([200, 503]).toContain(again.status);
-      env = again.json.result?.data;
-      if (env?.status === "SUCCEEDED") break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    expect(env).toMatchObject({ status: "SUCCEEDED" });
+    expect(await repeatUntilSettled(stack, call, { ...args, reason: "again" })).toMatchObject({ status: "SUCCEEDED" });
     expect(stack.remote.effects).toHaveLength(1);
   });
 
@@ -104,5 +123,37 @@ describe("transient database failures (503, Retry-After, repeat the same call)",
       "text",
     ];
     for (const e of permanent) expect(isTransientDatabaseError(e), String(e)).toBe(false);
+  });
+});
+
+describe("an outcome write lost in the background (TRISTATE_BACKGROUND_OUTCOMES, the default)", () => {
+  let stack: TestStack;
+  let locker: Locker;
+  beforeAll(async () => {
+    ({ stack, locker } = await lockingStack(true));
+  }, 60_000);
+  afterAll(async () => {
+    locker?.release();
+    await stack?.close();
+  });
+
+  it("the agent is told SUCCEEDED at once; the lost write leaves PENDING, the repeat settles it by probe, one effect", async () => {
+    const call = { runId: "run-bg", stepId: "refund", tool: "issue_refund", budgetMs: 4000 };
+    const args = { order_id: "T-2", amount: "20.00", reason: "lock" };
+    // Answered while the outcome write still waits on the lock: the claim was the only write waited for.
+    const res = await stack.post("calls.execute", { ...call, args });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json.result.data).toMatchObject({ status: "SUCCEEDED", replayed: false });
+    expect(await killWaiter(stack, locker)).toBeGreaterThan(0);
+    // This replica's reads wait for its writes in flight: the record reads PENDING (the write was lost), never a stale SUCCEEDED.
+    const key = res.json.result.data.idempotency_key;
+    const { rows } = await stack.service.services.store.pool.query<{ status: string }>(
+      "SELECT status FROM intent_records WHERE key = $1",
+      [key],
+    );
+    expect(rows).toEqual([{ status: "PENDING" }]);
+    const settled = await repeatUntilSettled(stack, call, { ...args, reason: "again" });
+    expect(settled).toMatchObject({ status: "SUCCEEDED", idempotency_key: key });
+    expect(stack.remote.effects).toHaveLength(1);
   });
 });

@@ -88,6 +88,16 @@ const wellFormedText = t.middleware(async ({ getRawInput, next }) => {
   return next();
 });
 
+/**
+ * Reads and operator actions see the outcomes this replica has already answered: a SUCCEEDED whose
+ * write went on in the background (`TRISTATE_BACKGROUND_OUTCOMES`) lands before the procedure reads.
+ * Waits only for writes in flight (about one statement), none when there are none.
+ */
+export const outcomesVisible = t.middleware(async ({ ctx, next }) => {
+  await ctx.services.tenants.outcomesWritten();
+  return next();
+});
+
 /** No key needed (health of the API itself). */
 export const publicProcedure = base.use(wellFormedText);
 
@@ -117,10 +127,10 @@ function withRoles(roles: readonly ApiKeyRole[]) {
 /** Agents calling tools (admins too). */
 export const agentProcedure = withRoles(["agent", "admin"]);
 /** Anyone with a key may read the catalog and the prompt rule. */
-export const anyKeyProcedure = withRoles(["agent", "viewer", "operator", "admin"]);
+export const anyKeyProcedure = withRoles(["agent", "viewer", "operator", "admin"]).use(outcomesVisible);
 /** Reading operator data. */
-export const viewerProcedure = withRoles(["viewer", "operator", "admin"]);
+export const viewerProcedure = withRoles(["viewer", "operator", "admin"]).use(outcomesVisible);
 /** Acting on records. */
-export const operatorProcedure = withRoles(["operator", "admin"]);
+export const operatorProcedure = withRoles(["operator", "admin"]).use(outcomesVisible);
 /** Managing keys. */
 export const adminProcedure = withRoles(["admin"]);
