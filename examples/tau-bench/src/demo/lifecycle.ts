@@ -55,7 +55,7 @@ function alive(pid: number): boolean {
 }
 
 /**
- * Sends this process SIGTERM when any process that started it (tsx, the script's shell, the pnpm
+ * Sends this process SIGTERM when any process that started it (the script's shell, the pnpm
  * processes, up to the first process) is gone, checked every `everyMs`. pnpm does not always pass a
  * SIGTERM on to its script: without this the demo kept running after `pnpm demo` was stopped.
  */
@@ -73,4 +73,45 @@ export function stopWhenStarterExits(everyMs = 500): void {
   setInterval(() => {
     if (process.ppid !== parent || watched.some((p) => !alive(p))) process.kill(process.pid, "SIGTERM");
   }, everyMs).unref();
+}
+
+/**
+ * Resolves at the first SIGINT (Ctrl-C) or SIGTERM, and keeps both signals handled afterwards: a
+ * terminal's Ctrl-C reaches every process of the group (pnpm, tsx, the demo, the dashboard), tsx
+ * relays it once more and {@link stopWhenStarterExits} sends SIGTERM when pnpm is gone — without a
+ * handler, that second signal killed the demo halfway through stopping its children, so it exited
+ * by a signal and pnpm printed "Command failed". Later signals only say that the demo is stopping.
+ * @returns the signal that asked the demo to stop.
+ */
+export function stopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      resolve(signal);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+}
+
+/**
+ * Runs `close` (stopping the demo's children and revoking its keys), then ends the process: exit
+ * code 0 when everything stopped, 1 when closing failed or took longer than `graceMs` (nothing is
+ * left running either way: the process ends). `pnpm demo` then ends as the demo did.
+ */
+export async function closeAndExit(close: () => Promise<void>, graceMs = 30_000): Promise<never> {
+  const timer = setTimeout(() => {
+    console.error(`the demo did not stop within ${graceMs / 1000} s; exiting anyway`);
+    process.exit(1);
+  }, graceMs);
+  timer.unref();
+  try {
+    await close();
+    process.exit(0);
+  } catch (error) {
+    console.error(`stopping the demo failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
 }

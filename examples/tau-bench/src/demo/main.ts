@@ -25,7 +25,7 @@ import { formatReport } from "../replay/report.ts";
 import { databaseUrlSetting, tauBenchDataDir, tauBenchDataPresent } from "../settings.ts";
 import { apiCall, printEnvelope } from "./api.ts";
 import { type DemoDashboard, startDashboard } from "./dashboard.ts";
-import { demoDataDir, revokeKeys, stopWhenStarterExits } from "./lifecycle.ts";
+import { closeAndExit, demoDataDir, revokeKeys, stopSignal, stopWhenStarterExits } from "./lifecycle.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== "--"),
@@ -70,18 +70,17 @@ function printAccess(url: string, adminKey: string | null, dashboard: DemoDashbo
   );
 }
 
-async function stayUp(close: () => Promise<void>): Promise<void> {
-  if (values.exit) {
-    await close();
-    return;
+/**
+ * Keeps the demo up until Ctrl-C or SIGTERM (unless `--exit`), then stops everything it started and
+ * exits 0 (1 when stopping failed), so `pnpm demo` ends cleanly rather than by a signal.
+ */
+async function stayUp(close: () => Promise<void>): Promise<never> {
+  if (!values.exit) {
+    console.log("\nThe service keeps running with these results; Ctrl-C stops it.");
+    const signal = await stopSignal();
+    console.log(`\n${signal}: stopping the dashboard and the service…`);
   }
-  console.log("\nThe service keeps running with these results; Ctrl-C stops it.");
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  });
-  await close();
+  return closeAndExit(close);
 }
 
 async function tauDemo(): Promise<void> {
@@ -261,6 +260,7 @@ async function workedExample(): Promise<void> {
 
 stopWhenStarterExits();
 (tauBenchDataPresent() ? tauDemo() : workedExample()).catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
+  console.error(error instanceof Error ? `${error.message}${cause}` : error);
   process.exit(1);
 });
