@@ -124,4 +124,17 @@ describe("PrismaOperatorStore on PostgreSQL: change + events + audit in one tran
     const q2 = await ops.listNeedsHuman({ limit: 1, cursor: q1.nextCursor! });
     expect(q2.records[0]?.key).toBe(all.records[1]?.key);
   });
+
+  it("the tool filter of the queue and the audit log is a case-insensitive substring; % and _ are plain", async () => {
+    await unknownRecord();
+    const queue = async (tool: string) => (await ops.listNeedsHuman({ tool })).records.length;
+    const audit = async (tool: string) => (await ops.listAudit({ tool })).entries.length;
+    for (const list of [queue, audit]) {
+      expect(await list("REFUND")).toBeGreaterThan(0);
+      expect(await list("issue_refund")).toBe(await list("REFUND"));
+      expect(await list("e_r")).toBe(await list("REFUND")); // "issue_refund" contains "e_r"
+      expect(await list("s_e")).toBe(0); // as a wildcard, `_` would match "issue"
+      expect(await list("%")).toBe(0);
+    }
+  });
 });

@@ -239,8 +239,11 @@ export class PrismaOperatorStore implements OperatorStore {
           ? { OR: [{ actorName: query.operator }, { actorKeyId: query.operator }] }
           : {}),
         ...(query.action !== undefined ? { action: query.action } : {}),
-        // The tool filter of every list: a case-insensitive substring (Prisma escapes `%` and `_`).
-        ...(query.tool !== undefined ? { tool: { contains: query.tool, mode: "insensitive" as const } } : {}),
+        // The tool filter of every list: a case-insensitive substring. Prisma's `contains` does not
+        // escape LIKE wildcards: the pattern's escaped text (without its `%…%`) is passed.
+        ...(query.tool !== undefined
+          ? { tool: { contains: toolFilterPattern(query.tool).slice(1, -1), mode: "insensitive" as const } }
+          : {}),
         ...(Object.keys(at).length ? { at } : {}),
         ...(before !== undefined ? { id: { lt: before } } : {}),
       },
