@@ -62,6 +62,11 @@ test("bad URL parameters are named with their rule; the rest of the page works",
   await page.goto("/overview?from=abc&to=1");
   await expect(page.getByTestId("param-problems")).toContainText("from must be a time in epoch milliseconds");
   await expect(page.getByRole("table", { name: "Reliability per tool" })).toBeVisible();
+  // Pages without filters say so too, rather than ignore a filter silently.
+  await page.goto("/queue?tool=refund");
+  await expect(page.getByTestId("param-problems")).toContainText("tool is not a parameter of this page");
+  await page.goto("/stale?status=UNKNOWN");
+  await expect(page.getByTestId("param-problems")).toContainText("status is not a parameter of this page");
 });
 
 test("runs: a planned run with no call is listed and opens; UNKNOWNs now and ever; the tool filter is a substring", async ({
