@@ -83,7 +83,9 @@ export function RunView({ runId }: { runId: string }) {
       {run.isPending ? <Loading what="the run" /> : null}
       {run.error && !run.data ? (
         httpStatusOf(run.error) === 404 || httpStatusOf(run.error) === 400 ? (
-          <NoResults>No run with the id “{runId}”: no intent record and no declared plan.</NoResults>
+          <NoResults>
+            No intent record belongs to a run with the id “{runId}”, and no plan was declared for it.
+          </NoResults>
         ) : (
           <ErrorState error={run.error} title="Could not load the run" />
         )
