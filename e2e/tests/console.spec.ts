@@ -54,6 +54,13 @@ test("bad URL parameters are named with their rule; the rest of the page works",
   await expect(page).toHaveURL(/\/runs\?tool=runs_ref$/);
   await expect(page.getByTestId("param-problems")).toHaveCount(0);
 
+  // A start too far back for the runs list (31 days): named on the page, the default window shown instead.
+  await page.goto("/runs?from=0");
+  await expect(page.getByTestId("param-problems")).toContainText(
+    "from must be at most 31 days before to (default: now)",
+  );
+  await expect(page.locator(`[data-testid="run-row"][data-run="${seeder.runId}"]`)).toHaveCount(1);
+
   await page.goto("/intents?status=LOST&range=2w");
   await expect(page.getByTestId("param-problems")).toContainText("status must be one of PENDING");
   await expect(page.getByTestId("param-problems")).toContainText("range must be one of 1h, 6h, 24h, 7d");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { COMMON_PARAMS, checkParams, type ParamRule, withoutProblems } from "./url-params";
+import { COMMON_PARAMS, checkMaxWindow, checkParams, type ParamRule, withoutProblems } from "./url-params";
 
 const RULES: Record<string, ParamRule> = { ...COMMON_PARAMS, status: { kind: "oneOf", values: ["open", "aborted"] } };
 
@@ -28,5 +28,25 @@ describe("checkParams (issue 14: bad URL parameters were silently ignored)", () 
   it("the rest of the parameters is kept for the page and its 'remove them' link", () => {
     const params = { status: "bogus", tool: "refund", tenant: "acme" };
     expect(withoutProblems(params, checkParams(params, RULES))).toEqual({ tool: "refund", tenant: "acme" });
+  });
+});
+
+describe("checkMaxWindow (issue 14: runs.list with only a start blamed toEpochMs)", () => {
+  const DAY = 86_400_000;
+  const NOW = 100 * DAY;
+  it("names `from` and the rule when the window would be wider than the list reads", () => {
+    expect(checkMaxWindow({ from: "0" }, NOW, 31 * DAY)).toEqual({
+      param: "from",
+      value: "0",
+      rule: "must be at most 31 days before to (default: now)",
+    });
+    expect(checkMaxWindow({ from: String(NOW - 40 * DAY), to: String(NOW) }, NOW, 31 * DAY)?.rule).toBe(
+      "must be at most 31 days before to",
+    );
+  });
+  it("a window within the limit, a preset, or no valid `from`: nothing to say", () => {
+    expect(checkMaxWindow({ from: String(NOW - 30 * DAY) }, NOW, 31 * DAY)).toBeNull();
+    expect(checkMaxWindow({ from: "0", range: "1h" }, NOW, 31 * DAY)).toBeNull();
+    expect(checkMaxWindow({ from: "abc" }, NOW, 31 * DAY)).toBeNull();
   });
 });

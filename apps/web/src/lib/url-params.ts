@@ -87,3 +87,20 @@ export function withoutProblems(params: Record<string, string>, problems: ParamP
   const bad = new Set(problems.map((p) => p.param));
   return Object.fromEntries(Object.entries(params).filter(([k]) => !bad.has(k)));
 }
+
+/**
+ * A `from` (epoch ms) too far before `to` (default: now) for a list whose window is bounded (the runs
+ * list reads at most 31 days): the problem to show, or null. Checked in the page, so the page names
+ * the URL's own parameter rather than showing the API's error about `fromEpochMs`.
+ */
+export function checkMaxWindow(params: Record<string, string>, nowEpochMs: number, maxMs: number): ParamProblem | null {
+  if (!params.from || !/^\d{1,16}$/.test(params.from) || params.range) return null;
+  const to = params.to && /^\d{1,16}$/.test(params.to) ? Number(params.to) : nowEpochMs;
+  if (to - Number(params.from) <= maxMs) return null;
+  const days = Math.round(maxMs / 86_400_000);
+  return {
+    param: "from",
+    value: params.from,
+    rule: `must be at most ${days} days before ${params.to ? "to" : "to (default: now)"}`,
+  };
+}

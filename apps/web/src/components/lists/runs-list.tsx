@@ -16,7 +16,7 @@ import { isRunStatus, RUN_STATUSES, type RunSummary, runStatusLabel } from "~/li
 import { runPath } from "~/lib/search";
 import { DEFAULT_PRESET, parseListWindow, RANGE_PRESETS } from "~/lib/time-range";
 import { TOOL_FILTER_LABEL, toolFilter } from "~/lib/tool-filter";
-import { COMMON_PARAMS, checkParams, type ParamRule, withoutProblems } from "~/lib/url-params";
+import { COMMON_PARAMS, checkMaxWindow, checkParams, type ParamRule, withoutProblems } from "~/lib/url-params";
 import { useTRPC } from "~/trpc/react";
 
 /** The URL parameters of the runs page. */
@@ -24,6 +24,9 @@ const RUNS_PARAMS: Record<string, ParamRule> = {
   ...COMMON_PARAMS,
   status: { kind: "oneOf", values: RUN_STATUSES },
 };
+
+/** The widest window `runs.list` reads: 31 days, ms. */
+const MAX_RUNS_WINDOW_MS = 31 * 86_400_000;
 
 /** Runs per page. */
 const RUNS_PER_PAGE = 50;
@@ -76,11 +79,12 @@ export function RunsList({ params }: { params: Record<string, string> }) {
   const live = useLiveInterval();
   const trpc = useTRPC();
   const tenant = useTenantFilter();
-  const problems = checkParams(params, RUNS_PARAMS);
+  const [now] = useState(() => Date.now());
+  const tooWide = checkMaxWindow(params, now, MAX_RUNS_WINDOW_MS);
+  const problems = [...checkParams(params, RUNS_PARAMS), ...(tooWide ? [tooWide] : [])];
   const status = isRunStatus(params.status) ? params.status : undefined;
   const tool = toolFilter(params.tool);
-  const [now] = useState(() => Date.now());
-  const given = parseListWindow(params, now);
+  const given = parseListWindow(withoutProblems(params, problems), now);
   const span =
     given.fromEpochMs !== undefined ? given : { fromEpochMs: now - RANGE_PRESETS[DEFAULT_PRESET], toEpochMs: now };
   const page = useQuery({
