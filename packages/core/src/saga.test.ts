@@ -93,6 +93,10 @@ describe("saga.ts, policies.ts and confirmations.ts on MemoryIntentStore", () =>
     ]);
     expect(report).toMatchObject({ complete: true, needsHuman: 0 });
     expect(report.summary).toMatch(/^Run run-1 aborted: 2 effect\(s\) reversed, 1 step\(s\) had no effect/);
+    expect(report.summary).not.toMatch(/\s\s/);
+    // A run with nothing recorded: one sentence, then the advice, single-spaced.
+    const empty = await ex.abortRun("run-empty", turn());
+    expect(empty.summary).toMatch(/^Run run-empty aborted: nothing to undo\. Do not redo/);
     expect(services.posts.hotelCancellations).toBe(1);
     expect(services.posts.flightCancellations).toBe(1);
 

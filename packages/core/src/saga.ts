@@ -317,6 +317,6 @@ function summarise(runId: string, steps: StepReport[]): string {
   ]
     .filter(([n]) => (n as number) > 0)
     .map(([n, what]) => `${n} ${what}`);
-  const detail = steps.map((s) => `${s.stepId}: ${s.message}`).join(" ");
-  return `Run ${runId} aborted: ${parts.join(", ") || "nothing to undo"}. ${detail} Do not redo or undo these steps yourself; tell the user what was reversed and what an operator will confirm.`;
+  const detail = steps.map((s) => ` ${s.stepId}: ${s.message}`).join("");
+  return `Run ${runId} aborted: ${parts.join(", ") || "nothing to undo"}.${detail} Do not redo or undo these steps yourself; tell the user what was reversed and what an operator will confirm.`;
 }
