@@ -189,6 +189,7 @@ async function main(): Promise<void> {
     const embeddedFigures: {
       floor: LatencyFigures;
       async: ExecutorFigures;
+      background: ExecutorFigures;
       durable: ExecutorFigures;
     } = {} as never;
     try {
@@ -201,11 +202,12 @@ async function main(): Promise<void> {
         );
         Object.assign(
           embeddedFigures,
-          await measureExecutors({ async: embedded.store, durable: embedded.store }, tool, bareSeq, {
-            seq: EMBEDDED_SEQ,
-            workers: CONCURRENCY,
-            modes: ["async", "durable"] as const,
-          }),
+          await measureExecutors(
+            { async: embedded.store, background: embedded.store, durable: embedded.store },
+            tool,
+            bareSeq,
+            { seq: EMBEDDED_SEQ, workers: CONCURRENCY, modes: ["async", "background", "durable"] as const },
+          ),
         );
       } finally {
         await embedded.close();
