@@ -5,7 +5,6 @@ import {
   HIST_RELATIVE_ERROR,
   histogramPercentile,
   type LatencyHistogram,
-  MINUTE_MS,
   SEAL_MARGIN_MS,
 } from "../rollups/buckets.ts";
 import { tenantsOf } from "../rollups/record-sources.ts";
@@ -13,7 +12,6 @@ import type { TenantScope } from "./intent-view.ts";
 import { epochMsSchema, parseQueryInput } from "./query-input.ts";
 import {
   type CountRow,
-  compensationsSql,
   countsSql,
   type ExactLatencyRow,
   exactLatencySql,
@@ -198,15 +196,16 @@ const noLatency = (): LatencyStats => ({ samples: 0, p50Ms: null, p95Ms: null, p
  * timeout, a sparkline of the UNKNOWN share and the previous period's share; plus stale PENDING records
  * (deadline before `staleNowEpochMs`, whatever the window).
  *
- * How (issue 14): whole 1-min/10-min/hour/day buckets before the rollups' sealed horizon (the last
- * refresh − {@link SEAL_MARGIN_MS}) come from `intent_rollups`; sub-minute edges and records after the
+ * How (issue 14): whole 1-min/10-min/hour/6-h/day buckets before the rollups' sealed horizon (the
+ * last refresh − {@link SEAL_MARGIN_MS}, to the ms; the horizon's own minute row holds only the records
+ * before it) come from `intent_rollups`, compensations included; sub-minute edges and records after the
  * horizon from the records (by the (tenant, created_at, key) index); a minute in the dirty queue (an
- * older record changed since the refresh) has its rollup row replaced by its records. Counts are
- * therefore exact at read time (for writes in transactions shorter than 10 s). Latency: exact
- * (`percentile_cont`) when the window holds no rollup bucket (e.g. the rollups were never refreshed);
- * otherwise nearest-rank percentiles from the histogram, each within {@link HIST_RELATIVE_ERROR}
- * (≈ 4.4 %) of the samples' nearest-rank percentile; `samples` is always exact. Stale PENDING and
- * compensations are read from their partial indexes. Cost: independent of the table's size.
+ * older record, or a compensation's record, changed since the refresh) has its rollup row replaced by
+ * its records. Counts are therefore exact at read time (for writes in transactions shorter than 10 s).
+ * Latency: exact (`percentile_cont`) when the window holds no rollup bucket (e.g. the rollups were
+ * never refreshed); otherwise nearest-rank percentiles from the histogram, each within
+ * {@link HIST_RELATIVE_ERROR} (≈ 4.4 %) of the samples' nearest-rank percentile; `samples` is always
+ * exact. Stale PENDING is read from its partial index. Cost: independent of the table's size.
  * @param options.tenant - only this tenant's records (`TenantScope`); absent: every tenant's.
  * @throws QueryInputError naming the field when the input is invalid (e.g. `toEpochMs` not after `fromEpochMs`).
  */
@@ -226,20 +225,18 @@ export async function statsOverview(
     prisma.$queryRaw<{ ms: number }[]>(WATERMARK_SQL),
   ]);
   const refreshedMs = watermark[0]?.ms ?? 0;
-  const sealedMs = refreshedMs > 0 ? Math.floor((refreshedMs - SEAL_MARGIN_MS) / MINUTE_MS) * MINUTE_MS : 0;
+  // The rollups hold exactly the records created before the cut (to the ms, the cut's minute row too).
+  const sealedMs = refreshedMs > 0 ? refreshedMs - SEAL_MARGIN_MS : 0;
   const segments = sliceSegments(fromEpochMs, toEpochMs, buckets, prevFromEpochMs, sealedMs);
   const usesRollups = segments.some((s) => s.slice >= 0 && s.levelMs > 0);
 
-  const [counts, stale, hist, exact, compensations] = await Promise.all([
+  const [counts, stale, hist, exact] = await Promise.all([
     prisma.$queryRaw<CountRow[]>(countsSql(tenants, segments)),
     prisma.$queryRaw<{ tool: string; n: number; oldest: Date }[]>(staleSql(tenants, staleNowEpochMs)),
     usesRollups
       ? prisma.$queryRaw<HistRow[]>(histogramSql(tenants, windowSegments(fromEpochMs, toEpochMs, sealedMs)))
       : Promise.resolve([]),
     usesRollups ? Promise.resolve([]) : prisma.$queryRaw<ExactLatencyRow[]>(exactLatencySql(tenants, segments)),
-    prisma.$queryRaw<{ tool: string; run: number; failed: number }[]>(
-      compensationsSql(tenants, fromEpochMs, toEpochMs),
-    ),
   ]);
 
   const newAcc = (): Acc => ({
@@ -280,12 +277,8 @@ export async function statsOverview(
       acc.unknown += row.unknown;
       acc.bucketUnknown[row.slice]! += row.unknown;
       for (const category of CATEGORIES) acc.resolutions[category] += row[category];
-    }
-  }
-  for (const row of compensations) {
-    for (const acc of [accOf(row.tool), totals]) {
-      acc.compensationsRun += row.run;
-      acc.compensationsFailed += row.failed;
+      acc.compensationsRun += row.compensations_run;
+      acc.compensationsFailed += row.compensations_failed;
     }
   }
   for (const row of stale) {
@@ -301,7 +294,10 @@ export async function statsOverview(
     else accOf(row.tool).latency = stats;
   }
   for (const row of hist) {
-    for (const acc of [accOf(row.tool), totals]) addHistogram(acc.hist, new Map([[row.k, row.n]]));
+    for (const acc of [accOf(row.tool), totals]) {
+      if (row.hist) addHistogram(acc.hist, row.hist, row.n);
+      else addHistogram(acc.hist, new Map([[row.k!, row.n]]));
+    }
   }
   if (usesRollups) {
     for (const acc of [...perTool.values(), totals]) {

@@ -1,6 +1,6 @@
 import { Prisma, type PrismaClient } from "../generated/prisma/client.ts";
 import { histBucketSql, MINUTE_MS, ROLLUP_LEVELS_MS, SEAL_MARGIN_MS } from "./buckets.ts";
-import { CATEGORY_COLUMNS, COUNT_AGGREGATES_SQL, sendsOf } from "./record-facts.ts";
+import { COUNT_AGGREGATES_SQL, COUNT_COLUMNS, sendsOf } from "./record-facts.ts";
 import {
   type MinuteKey,
   type Queryable,
@@ -36,17 +36,18 @@ export interface RefreshRollupsResult {
   caughtUp: boolean;
 }
 
-const COUNT_COLUMNS = ["calls", "unknown", ...CATEGORY_COLUMNS.map(([, c]) => c)];
 const ROLLUP_COLUMNS = `tenant, tool, bucket_ms, bucket_start, ${COUNT_COLUMNS.join(", ")}, latency_samples, latency_hist`;
 const floorTo = (t: number, step: number) => Math.floor(t / step) * step;
 const binSql = (levelMs: number, column: string) =>
   Prisma.raw(`date_bin(interval '${levelMs / 1000} seconds', ${column}, TIMESTAMPTZ 'epoch')`);
 
 /**
- * The rollups' background step: rolls up again (1) every minute bucket from the last refresh's
- * snapshot minus {@link SEAL_MARGIN_MS} up to now, and (2) every older minute in the dirty queue (a
- * record created over 10 s before a write changed it: late resolutions, sweeps, operator actions),
- * then the 10-min, hour and day buckets above them; and moves the watermark. One REPEATABLE READ
+ * The rollups' background step: rolls up again (1) the records created from the minute of the last
+ * refresh's cut up to the new cut (its snapshot − {@link SEAL_MARGIN_MS}, to the ms: the minute row of
+ * the cut, and the buckets above it, hold only the records before the cut), and (2) every older minute
+ * in the dirty queue (a record created over 10 s before a write changed it — late resolutions, sweeps,
+ * operator actions — or the compensated record of a compensation that changed), then the 10-min, hour
+ * and day buckets above them; and moves the watermark (the snapshot, whole ms). One REPEATABLE READ
  * transaction; an advisory lock makes concurrent replicas take turns (the loser returns at once), and
  * dirty rows written after the snapshot stay queued for the next refresh, so no change is lost. Cost:
  * proportional to the records of the last minutes plus the dirty minutes; never on the hot path.
@@ -72,7 +73,8 @@ async function refreshIn(tx: Queryable, maxRangeMs: number): Promise<RefreshRoll
   const [state] = await tx.$queryRaw<{ refreshed: number | null; now: number }[]>`
     SELECT (SELECT extract(epoch FROM refreshed_to) * 1000 FROM intent_rollup_state WHERE id = 1)::float8 AS refreshed,
       (extract(epoch FROM now()) * 1000)::float8 AS now`;
-  const now = state!.now;
+  // Whole ms: the watermark is stored at ms precision and the overview cuts at watermark − margin.
+  const now = Math.floor(state!.now);
   const tenants = await tenantsWithRecords(tx);
   let lo: number;
   if (!state!.refreshed) {
@@ -82,11 +84,16 @@ async function refreshIn(tx: Queryable, maxRangeMs: number): Promise<RefreshRoll
                  UNION ALL SELECT min(created_at) FROM intent_records_archive WHERE tenant = s.tenant) x`;
     lo = floorTo(Math.min(first?.t ?? now, now - SEAL_MARGIN_MS), MINUTE_MS);
   } else {
+    // The minute of the last cut: its row held only the records before the cut.
     lo = floorTo(state!.refreshed - SEAL_MARGIN_MS, MINUTE_MS);
   }
   const caughtUp = lo + maxRangeMs >= now - SEAL_MARGIN_MS;
-  const hi = caughtUp ? floorTo(now, MINUTE_MS) + MINUTE_MS : lo + maxRangeMs;
-  const newWatermark = caughtUp ? now : hi + SEAL_MARGIN_MS;
+  // The cut: records created before it are rolled up (the last minute row, and the buckets above it,
+  // hold only the records before the cut); the overview reads the rest raw. Caught up, it is the
+  // sealed horizon itself (not its minute), so the raw tail is never more than the margin + the
+  // time since the refresh.
+  const hi = caughtUp ? now - SEAL_MARGIN_MS : lo + maxRangeMs;
+  const newWatermark = hi + SEAL_MARGIN_MS;
 
   const dirtyRows = await tx.$queryRaw<{ tenant: string; tool: string; minute_ms: number }[]>`
     DELETE FROM intent_rollup_dirty WHERE minute < ${new Date(hi)}::timestamptz

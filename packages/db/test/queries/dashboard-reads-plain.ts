@@ -121,3 +121,29 @@ export async function plainKeys(client: pg.Client, condition: string, values: un
   );
   return rows.map((r) => ({ key: r.key, createdAtEpochMs: Number(r.ms) }));
 }
+
+/**
+ * Compensations per tool of the records (hot and archived) of `tenants` created in [fromMs, toMs): run
+ * (`compensation.key` set) and failed (the record it names, hot or archived, is missing, ended
+ * FAILED_NO_EFFECT or waits for a person), by a plain join.
+ */
+export async function plainCompensations(
+  client: pg.Client,
+  tenants: string[],
+  fromMs: number,
+  toMs: number,
+): Promise<Map<string, { run: number; failed: number }>> {
+  const { rows } = await client.query<{ tool: string; run: number; failed: number }>(
+    `SELECT r.tool, count(*)::int AS run,
+       count(*) FILTER (WHERE c.key IS NULL OR c.status = 'FAILED_NO_EFFECT' OR c.needs_human)::int AS failed
+     FROM (SELECT tenant, tool, created_at, compensation FROM intent_records UNION ALL
+           SELECT tenant, tool, created_at, compensation FROM intent_records_archive) r
+     LEFT JOIN (SELECT tenant, key, status, needs_human FROM intent_records UNION ALL
+           SELECT tenant, key, status, needs_human FROM intent_records_archive) c
+       ON c.tenant = r.tenant AND c.key = r.compensation->>'key'
+     WHERE r.tenant = ANY($1) AND r.compensation ? 'key' AND r.created_at >= $2 AND r.created_at < $3
+     GROUP BY r.tool`,
+    [tenants, new Date(fromMs), new Date(toMs)],
+  );
+  return new Map(rows.map((r) => [r.tool, { run: r.run, failed: r.failed }]));
+}

@@ -25,6 +25,7 @@ import {
   loadPlainFacts,
   nearestRank,
   type PlainFact,
+  plainCompensations,
   plainCounts,
   plainDurations,
   plainKeys,
@@ -54,8 +55,35 @@ beforeAll(async () => {
   store = new PrismaIntentStore({ databaseUrl: db.url, poolSize: 4 });
   client = new pg.Client({ connectionString: db.url });
   await client.connect();
+  // Compensations' own records (step `compensate:<key>`, 1 s after the compensated record) for four
+  // in five compensated records: succeeded, failed, still in flight (PENDING), waiting for a person;
+  // the fifth names a record that does not exist.
+  await client.query(`INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status,
+      attempt, deadline_at, needs_human, resolution, created_at, updated_at)
+    SELECT tenant, compensation->>'key', run_id, 'compensate:' || key, 'undo', '{}', '{}',
+      (CASE n % 5 WHEN 1 THEN 'SUCCEEDED' WHEN 2 THEN 'FAILED_NO_EFFECT' WHEN 3 THEN 'PENDING' ELSE 'UNKNOWN' END)::"IntentStatus", 1,
+      created_at + interval '31 seconds', n % 5 = 4, CASE WHEN n % 5 = 4 THEN 'needs_human'::"Resolution" END,
+      created_at + interval '1 second', created_at + interval '2 seconds'
+    FROM (SELECT *, row_number() OVER (ORDER BY created_at, key) AS n FROM intent_records WHERE compensation ? 'key') r
+    WHERE n % 5 <> 0`);
   await refreshAll();
   // Changes to old records after the refresh: the dirty queue must keep the overview exact.
+  // Compensations: settled failed and succeeded, settled by a person, and one that was missing.
+  for (const [set, which] of [
+    ["status = 'FAILED_NO_EFFECT'", "status = 'PENDING' ORDER BY created_at LIMIT 3"],
+    ["status = 'SUCCEEDED'", "status = 'PENDING' ORDER BY created_at DESC LIMIT 2"],
+    ["status = 'SUCCEEDED', needs_human = false, resolution = 'human_confirmed_effect'", "needs_human LIMIT 2"],
+  ]) {
+    await client.query(`UPDATE intent_records SET ${set}, version = version + 1
+      WHERE key IN (SELECT key FROM intent_records WHERE step_id LIKE 'compensate:%' AND ${which})`);
+  }
+  await client.query(`INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status,
+      attempt, deadline_at, created_at, updated_at)
+    SELECT tenant, compensation->>'key', run_id, 'compensate:' || key, 'undo', '{}', '{}', 'SUCCEEDED', 1,
+      now(), now(), now()
+    FROM intent_records r WHERE compensation ? 'key' AND NOT EXISTS (
+      SELECT 1 FROM intent_records c WHERE c.tenant = r.tenant AND c.key = r.compensation->>'key')
+    ORDER BY created_at DESC LIMIT 2`);
   await client.query(`UPDATE intent_records SET status = 'SUCCEEDED', resolution = 'human_confirmed_effect',
     needs_human = false, version = version + 1
     WHERE key IN (SELECT key FROM intent_records WHERE tenant = 'default' AND needs_human
@@ -77,8 +105,7 @@ afterAll(async () => {
 });
 
 /** The overview against the plain query: every tool's counts per slice, previous period, latency, stale. */
-async function expectOverviewExact(windowMs: number, tenant: string | undefined) {
-  const to = now;
+async function expectOverviewExact(windowMs: number, tenant: string | undefined, to = now) {
   const from = to - windowMs;
   const tenants = tenant ? [tenant] : TENANTS;
   const o = await statsOverview(store.prisma, { fromEpochMs: from, toEpochMs: to, staleNowEpochMs: now }, { tenant });
@@ -138,12 +165,13 @@ async function expectOverviewExact(windowMs: number, tenant: string | undefined)
   );
   expect(o.totals.stalePendingCount).toBe(stale.rows[0]!.n);
   expect(o.totals.oldestStalePendingAgeMs).toBe(now - stale.rows[0]!.oldest.getTime());
-  const comp = await client.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM intent_records WHERE tenant = ANY($1) AND compensation ? 'key'
-       AND created_at >= $2 AND created_at < $3`,
-    [tenants, new Date(from), new Date(to)],
-  );
-  expect([o.totals.compensationsRun, o.totals.compensationsFailed]).toEqual([comp.rows[0]!.n, comp.rows[0]!.n]);
+  const comp = await plainCompensations(client, tenants, from, to);
+  for (const t of o.tools) {
+    const want = comp.get(t.tool) ?? { run: 0, failed: 0 };
+    expect([t.tool, t.compensationsRun, t.compensationsFailed]).toEqual([t.tool, want.run, want.failed]);
+  }
+  const totalOf = (k: "run" | "failed") => [...comp.values()].reduce((a, c) => a + c[k], 0);
+  expect([o.totals.compensationsRun, o.totals.compensationsFailed]).toEqual([totalOf("run"), totalOf("failed")]);
   return o;
 }
 
@@ -166,6 +194,8 @@ describe("dashboard reads on 100 k records against plain queries (issue 14)", ()
     expect(o.totals.resolutions.found).toBeGreaterThan(300);
     expect(o.totals.stalePendingCount).toBeGreaterThan(100);
     expect(o.totals.compensationsRun).toBeGreaterThan(30);
+    expect(o.totals.compensationsFailed).toBeGreaterThan(5);
+    expect(o.totals.compensationsFailed).toBeLessThan(o.totals.compensationsRun - 5);
   });
 
   for (const [windowMs, tenant] of WINDOWS) {
@@ -257,6 +287,13 @@ describe("dashboard reads on 100 k records against plain queries (issue 14)", ()
     }
     await client.query("ANALYZE");
     expect(moved).toBeGreaterThan(0.15 * RECORDS);
+    // A late change in the minutes of archived compensated records whose compensations are archived too:
+    // those minutes are counted again from their records, which must find the compensations there.
+    const touched = await client.query(`INSERT INTO intent_rollup_dirty (tenant, tool, minute)
+      SELECT r.tenant, r.tool, date_trunc('minute', r.created_at, 'UTC') FROM intent_records_archive r
+      WHERE r.compensation ? 'key' AND EXISTS (SELECT 1 FROM intent_records_archive c
+        WHERE c.tenant = r.tenant AND c.key = r.compensation->>'key')`);
+    expect(touched.rowCount).toBeGreaterThan(3);
     expect(
       await count(`SELECT count(*) FROM intent_records WHERE created_at < to_timestamp(${olderThan / 1000})
       AND status IN ('SUCCEEDED', 'FAILED_NO_EFFECT') AND NOT needs_human`),
@@ -273,5 +310,37 @@ describe("dashboard reads on 100 k records against plain queries (issue 14)", ()
     await expectOverviewExact(30 * DAY, undefined);
     await refreshAll();
     await expectOverviewExact(30 * DAY, "default");
+  }, 60_000);
+  it("the rollups' cut inside a minute: its minute row holds the records before the cut, the rest is read raw", async () => {
+    // 10 records a second over the last 90 s (and a compensated one), then a refresh: its cut (now − 20 s)
+    // falls inside a minute.
+    await client.query(`INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status,
+        attempt, deadline_at, compensation, created_at, updated_at)
+      SELECT 'default', md5('tail:' || g), 'run-tail', 'step-' || g, 'tool_01', '{}', '{}',
+        (CASE WHEN g % 7 = 0 THEN 'UNKNOWN' ELSE 'SUCCEEDED' END)::"IntentStatus", 1, now() + interval '1 hour',
+        CASE WHEN g % 50 = 0 THEN '{"key": "none"}'::jsonb END,
+        now() - g * interval '100 milliseconds', now()
+      FROM generate_series(1, 900) AS g`);
+    await refreshAll();
+    const cutMs = await count("SELECT extract(epoch FROM refreshed_to) * 1000 - 20000 FROM intent_rollup_state");
+    expect(cutMs % 60_000).not.toBe(0);
+    const partial = await count(`SELECT calls FROM intent_rollups WHERE tenant = 'default' AND tool = 'tool_01'
+      AND bucket_ms = 60000 AND bucket_start = to_timestamp(${Math.floor(cutMs / 60_000) * 60}) `);
+    const before = await count(`SELECT count(*) FROM intent_records WHERE tenant = 'default' AND tool = 'tool_01'
+      AND created_at >= to_timestamp(${Math.floor(cutMs / 60_000) * 60}) AND created_at < to_timestamp(${cutMs / 1000})`);
+    expect(partial).toBe(before);
+    // A late change in the cut's minute before the cut (the dirty queue) and a record after the cut.
+    await client.query(`UPDATE intent_records SET status = 'UNKNOWN', version = version + 1
+      WHERE key IN (SELECT key FROM intent_records WHERE run_id = 'run-tail' AND status = 'SUCCEEDED'
+        AND created_at < to_timestamp(${cutMs / 1000}) ORDER BY created_at DESC LIMIT 2)`);
+    facts = await loadPlainFacts(client);
+    const to = Date.now() + 1_000;
+    for (const [windowMs, tenant] of [
+      [HOUR, "default"],
+      [30 * 60_000, undefined],
+      [7 * DAY, "default"],
+    ] as const) {
+      await expectOverviewExact(windowMs, tenant, to);
+    }
   }, 60_000);
 });
