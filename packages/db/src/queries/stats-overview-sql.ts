@@ -5,12 +5,18 @@
  * from its partial index. Each statement reads one snapshot.
  */
 import { Prisma } from "../generated/prisma/client.ts";
-import { decompose, histBucketSql, MINUTE_MS, type Segment } from "../rollups/buckets.ts";
+import { decompose, histBucketSql, MINUTE_MS, SEAL_MARGIN_MS, type Segment } from "../rollups/buckets.ts";
 import { COUNT_AGGREGATES_SQL, COUNT_COLUMNS, FACT_COLUMNS, sendsOf } from "../rollups/record-facts.ts";
 
 /** A segment of the window attributed to a sparkline slice (−1: the previous period). */
 export interface SliceSegment extends Segment {
   slice: number;
+  /**
+   * Set on the rollups' cut minute (a rollup segment ending at the cut): the cut, epoch ms. That
+   * minute's row holds only the records before this cut, so a statement whose snapshot sees a later
+   * refresh (another cut) reads the segment raw instead.
+   */
+  cutMs?: number;
 }
 
 /** Counts of one (slice, tool). */
@@ -55,9 +61,16 @@ export interface ExactLatencyRow {
 const ts = (ms: string) => `(TIMESTAMPTZ 'epoch' + (${ms}) * interval '1 millisecond')`;
 
 function segmentsCte(segments: SliceSegment[]): Prisma.Sql {
+  // A cut minute whose cut is not this snapshot's (a refresh committed since the watermark was read)
+  // becomes a raw segment (level 0): its row may now hold records the raw tail reads too.
   return Prisma.sql`seg AS (
-    SELECT * FROM unnest(${segments.map((s) => s.slice)}::int[], ${segments.map((s) => s.levelMs)}::int[],
-      ${segments.map((s) => s.fromMs)}::float8[], ${segments.map((s) => s.toMs)}::float8[]) AS s(slice, lvl, lo, hi)
+    SELECT s.slice, CASE WHEN s.cut IS NOT NULL AND s.cut IS DISTINCT FROM w.cut THEN 0 ELSE s.lvl END AS lvl,
+      s.lo, s.hi
+    FROM unnest(${segments.map((s) => s.slice)}::int[], ${segments.map((s) => s.levelMs)}::int[],
+      ${segments.map((s) => s.fromMs)}::float8[], ${segments.map((s) => s.toMs)}::float8[],
+      ${segments.map((s) => s.cutMs ?? null)}::float8[]) AS s(slice, lvl, lo, hi, cut),
+    (SELECT (SELECT extract(epoch FROM refreshed_to) * 1000 - ${SEAL_MARGIN_MS}
+             FROM intent_rollup_state WHERE id = 1)::float8 AS cut) w
   )`;
 }
 
@@ -184,12 +197,12 @@ export const WATERMARK_SQL = Prisma.sql`
 /**
  * [fromMs, toMs) before the sealed horizon as rollup and raw segments ({@link decompose}); when `toMs` is
  * the horizon itself (`sealedMs`) and the range holds the start of its minute, that minute's rollup row
- * (which holds only the records before the horizon) instead of a raw edge.
+ * (which holds only the records before the horizon; `cutMs` set) instead of a raw edge.
  */
-function sealedSegments(fromMs: number, toMs: number, sealedMs: number): Segment[] {
+function sealedSegments(fromMs: number, toMs: number, sealedMs: number): (Segment & { cutMs?: number })[] {
   const minute = Math.floor(toMs / MINUTE_MS) * MINUTE_MS;
   if (toMs !== sealedMs || minute === toMs || fromMs > minute) return decompose(fromMs, toMs);
-  return [...decompose(fromMs, minute), { levelMs: MINUTE_MS, fromMs: minute, toMs }];
+  return [...decompose(fromMs, minute), { levelMs: MINUTE_MS, fromMs: minute, toMs, cutMs: sealedMs }];
 }
 
 /**

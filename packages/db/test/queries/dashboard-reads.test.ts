@@ -20,6 +20,7 @@ import {
   refreshIntentRollups,
   statsOverview,
 } from "../../src/queries/index.ts";
+import { type CountRow, countsSql, sliceSegments } from "../../src/queries/stats-overview-sql.ts";
 import { createTestDatabase, type TestDatabase } from "../../src/test-database.ts";
 import {
   loadPlainFacts,
@@ -342,5 +343,25 @@ describe("dashboard reads on 100 k records against plain queries (issue 14)", ()
     ] as const) {
       await expectOverviewExact(windowMs, tenant, to);
     }
+  }, 60_000);
+  it("a refresh between the overview's watermark read and its statements: the old cut's minute is read raw", async () => {
+    const oldCut = await count("SELECT extract(epoch FROM refreshed_to) * 1000 - 20000 FROM intent_rollup_state");
+    // Records from before the old cut up to now, then a refresh: the old cut's minute row now holds
+    // records after the old cut, which segments built on the old watermark read raw as the tail.
+    await client.query(`INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status,
+        attempt, deadline_at, created_at, updated_at)
+      SELECT 'default', md5('race:' || g), 'run-race', 'step-' || g, 'tool_02', '{}', '{}', 'SUCCEEDED', 1,
+        now() + interval '1 hour', now() - g * interval '100 milliseconds', now()
+      FROM generate_series(1, 10 * ceil(extract(epoch FROM now()) - ${oldCut / 1000})::int + 50) AS g`);
+    await refreshAll();
+    const to = Date.now() + 1_000;
+    const from = to - HOUR;
+    const segments = sliceSegments(from, to, 20, from - HOUR, oldCut);
+    expect(segments.some((s) => s.cutMs === oldCut)).toBe(true);
+    const rows = await store.prisma.$queryRaw<CountRow[]>(countsSql(["default"], segments));
+    const got = rows.filter((r) => r.slice >= 0 && r.tool === "tool_02").reduce((a, r) => a + r.calls, 0);
+    const want = await count(`SELECT count(*) FROM intent_records WHERE tenant = 'default' AND tool = 'tool_02'
+      AND created_at >= to_timestamp(${from / 1000}) AND created_at < to_timestamp(${to / 1000})`);
+    expect(got).toBe(want);
   }, 60_000);
 });
