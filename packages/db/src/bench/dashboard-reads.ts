@@ -87,6 +87,8 @@ export async function dashboardReads(prisma: PrismaClient, url: string): Promise
     { name: "intents.list needsHuman, deep page", run: list({ filters: { needsHuman: true } }, deep.human) },
     { name: "intents.list resolution found, first page", run: list({ filters: { resolution: "found" } }) },
     { name: "intents.list last 24 h, first page", run: list({ filters: { fromEpochMs: Date.now() - DAY } }) },
+    // The search box tries a 32-hex value as a key, then as a trace id (the trace index; none of the fill's records is traced).
+    { name: "intents.list traceId (search)", run: list({ filters: { traceId: "0af7651916cd43dd8448eb211c80319c" } }) },
     { name: "queue.list", run: () => operator.listNeedsHuman({ tenant: TENANT, limit: 100 }) },
     { name: "stale.list", run: () => listStale(prisma, { nowEpochMs: Date.now(), limit: 50 }, { tenant: TENANT }) },
     { name: "audit.list", run: () => operator.listAudit({ tenant: TENANT, limit: 50 }) },

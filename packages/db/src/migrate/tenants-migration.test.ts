@@ -58,8 +58,9 @@ describe("migration: tenants", () => {
       "SELECT indexdef FROM pg_indexes WHERE tablename IN ('intent_records', 'intent_events', 'run_plans', 'audit_entries')",
     );
     // 12 before issue 14, which replaced (tenant, status, deadline) by (tenant, created_at, key) and five partial
-    // ones, then dropped the compensated one (compensations are counted in the rollups).
-    expect(indexes.length).toBe(16);
+    // ones, then dropped the compensated one (compensations are counted in the rollups), then added
+    // (tenant, trace_id) and run_plans (tenant, updated_at).
+    expect(indexes.length).toBe(18);
     for (const { indexdef } of indexes) expect(indexdef).toMatch(/\(tenant[,)]/);
     // Later writes of the log must name their tenant; keys made without one belong to `default`.
     await expect(
