@@ -100,15 +100,17 @@ export class PrismaIntentStore implements IntentStore {
       // estimates can pass jit_above_cost, and compiling cost more than running them (1.5 s of 1.9 s
       // measured); the hot path's statements never reach the threshold. PGlite has no JIT to turn off.
       const jitOff = options.singleSession ? {} : { options: [config.options, "-c jit=off"].filter(Boolean).join(" ") };
-      const pool = new pg.Pool({ ...config, ...jitOff, max: poolSize });
-      pool.on("error", () => {}); // an idle client's error (server restart) only drops that client
       // Named (prepared once per connection) statements. PGlite's one session outlives the pool's
-      // connections and keeps what an earlier connection prepared: a new connection starts by dropping it
-      // (queued ahead of any statement of the client; unprepared, parsing each statement cost PGlite 2–3×).
-      if (options.singleSession)
-        pool.on("connect", (client) => {
-          client.query("DEALLOCATE ALL").catch(() => {}); // a failure here fails the client's next query too
-        });
+      // connections and keeps what an earlier connection prepared: a new connection first drops it, before
+      // the pool hands the client out (pg-pool's `onConnect` is awaited; unprepared, parsing each
+      // statement cost PGlite 2–3×).
+      const onConnect = options.singleSession
+        ? async (client: pg.ClientBase) => {
+            await client.query("DEALLOCATE ALL");
+          }
+        : undefined;
+      const pool = new pg.Pool({ ...config, ...jitOff, max: poolSize, ...(onConnect ? { onConnect } : {}) });
+      pool.on("error", () => {}); // an idle client's error (server restart) only drops that client
       const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
       const group = options.groupCommit ?? true;
       const run: RunStatement = async <T>(statement: Statement) => (await pool.query(statement)).rows as T[];
