@@ -12,7 +12,8 @@ import { defineTool } from "./tool.ts";
 /** A store whose outcome writes can be held back or lost, to see what the agent is told meanwhile. */
 class SlowStore extends MemoryIntentStore {
   hold: Promise<void> | null = null;
-  lose = false;
+  /** Outcome writes to lose (throw) from now on; `Infinity`: all of them. */
+  lose = 0;
   /** `durable` of each outcome write, by status. */
   readonly durability: [string | undefined, boolean][] = [];
   override async update(...args: Parameters<MemoryIntentStore["update"]>) {
@@ -20,7 +21,10 @@ class SlowStore extends MemoryIntentStore {
     this.durability.push([patch.status, args[5]?.durable !== false]);
     if (patch.status === "SUCCEEDED" || patch.status === "FAILED_NO_EFFECT") {
       if (this.hold) await this.hold;
-      if (this.lose) throw new Error("the database went away");
+      if (this.lose > 0) {
+        this.lose--;
+        throw new Error("the database went away");
+      }
     }
     return super.update(...args);
   }
@@ -44,7 +48,14 @@ function setup(outcome: "ok" | "rejected" = "ok") {
     },
     probe: async (_args, ctx) => (effects.has(ctx.clientRef) ? { id: ctx.clientRef } : null),
   });
-  const executor = createExecutor({ store, tools: [tool], clock, backgroundOutcomes: true });
+  const lostWrites: string[] = [];
+  const executor = createExecutor({
+    store,
+    tools: [tool],
+    clock,
+    backgroundOutcomes: true,
+    onBackgroundWriteError: (_error, key) => lostWrites.push(key),
+  });
   const call = () =>
     executor.call({
       runId: "r",
@@ -53,7 +64,7 @@ function setup(outcome: "ok" | "rejected" = "ok") {
       args: { order: "o-1" },
       deadline: Deadline.after(30_000, clock),
     });
-  return { clock, store, executor, call, sends: () => sends };
+  return { clock, store, executor, call, sends: () => sends, lostWrites };
 }
 
 describe("backgroundOutcomes: SUCCEEDED answered before its non-durable write lands", () => {
@@ -101,12 +112,25 @@ describe("backgroundOutcomes: SUCCEEDED answered before its non-durable write la
     expect(t.sends()).toBe(1);
   });
 
-  it("a lost write leaves PENDING; after the lease the sweeper's probe finds the effect: SUCCEEDED found, never resent", async () => {
+  it("a write that fails once (a dropped connection) is tried again and lands: SUCCEEDED in the log, nothing reported", async () => {
     const t = setup();
-    t.store.lose = true;
+    t.store.lose = 1;
     const first = await t.call();
     expect(first.status).toBe("SUCCEEDED");
-    t.store.lose = false;
+    await t.executor.outcomesWritten();
+    expect(await t.store.get(first.idempotency_key)).toMatchObject({ status: "SUCCEEDED", resolution: null });
+    expect(t.lostWrites).toEqual([]);
+    expect(t.sends()).toBe(1);
+  });
+
+  it("a write lost for good is reported and leaves PENDING; after the lease the sweeper's probe finds the effect: SUCCEEDED found, never resent", async () => {
+    const t = setup();
+    t.store.lose = Number.POSITIVE_INFINITY;
+    const first = await t.call();
+    expect(first.status).toBe("SUCCEEDED");
+    await t.executor.outcomesWritten(); // every retry failed
+    t.store.lose = 0;
+    expect(t.lostWrites).toEqual([first.idempotency_key]);
     expect((await t.store.get(first.idempotency_key))?.status).toBe("PENDING");
     t.clock.advance(31_000);
     const swept = await sweepStale({ store: t.store, executor: t.executor });
@@ -117,9 +141,8 @@ describe("backgroundOutcomes: SUCCEEDED answered before its non-durable write la
 
   it("FAILED_NO_EFFECT is still awaited, and durable: a lost write fails the call instead of answering retry-safe", async () => {
     const t = setup("rejected");
-    t.store.lose = true;
+    t.store.lose = 1;
     await expect(t.call()).rejects.toThrow("the database went away");
-    t.store.lose = false;
     const answered = await setup("rejected").call();
     expect(answered).toMatchObject({ status: "FAILED_NO_EFFECT", retry_safe: true });
     expect(t.store.durability).toEqual([["FAILED_NO_EFFECT", true]]);

@@ -46,6 +46,12 @@ export interface ExecutorOptions {
    * @default false
    */
   backgroundOutcomes?: boolean;
+  /**
+   * Called when a background outcome write (`backgroundOutcomes`) failed for good: it was tried again
+   * for up to ≈ 1.5 s while the record's lease lasted. The record stays PENDING and the sweeper
+   * settles it after the lease (a probe, or a same-key resend the remote deduplicates); log it.
+   */
+  onBackgroundWriteError?: (error: unknown, key: string) => void;
   /** Time kept back from each call's budget so the agent can still report what happened, ms. @default 2000 */
   reserveMs?: number;
   /** Least budget (after the reserve) a call may start with, ms; below it the call is refused unsent. @default 1000 */

@@ -57,6 +57,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     maxReconcileSweeps: options.maxReconcileSweeps ?? 5,
     durableOutcomes: options.durableOutcomes ?? false,
     backgroundOutcomes: options.backgroundOutcomes ?? false,
+    onBackgroundWriteError: options.onBackgroundWriteError,
     pendingOutcomes: new Map(),
     reserveMs: options.reserveMs ?? DEFAULT_RESERVE_MS,
     minCallBudgetMs: options.minCallBudgetMs ?? MIN_CALL_BUDGET_MS,

@@ -34,6 +34,8 @@ export interface Runtime {
   durableOutcomes: boolean;
   /** Answer SUCCEEDED before its (non-durable) outcome write lands. */
   backgroundOutcomes: boolean;
+  /** Told when a background outcome write failed for good (the record stays PENDING for the sweeper). */
+  onBackgroundWriteError?: (error: unknown, key: string) => void;
   /** Outcome writes still in the background, by key (settle, never reject). */
   pendingOutcomes: Map<string, Promise<unknown>>;
   /** Time kept back from every call's budget so the agent can still report, ms. */

@@ -1,3 +1,4 @@
+import { applied, writeInBackground } from "./background-write.ts";
 import { parseStoredArgs, storedArgsForHooks } from "./call-input.ts";
 import { type Classification, classifyError } from "./classify.ts";
 import { classifyInvokeFailure } from "./classify-invoke.ts";
@@ -102,7 +103,9 @@ export async function sendOnce(
           events: [sent, outcomeEvent({ outcome: "SUCCEEDED" })],
           now,
           durable,
-          background: !durable && rt.backgroundOutcomes,
+          // Only the agent's own send: a resend (the sweeper's, an operator's) is answered after its write,
+          // so the resolution it reports (`absent_resent`, `human_resent`) is the one the log keeps.
+          background: !durable && rt.backgroundOutcomes && options.resolutionOnSuccess === null,
         });
       }
 
@@ -265,8 +268,7 @@ function resendFailed(
  * Writes the outcome (compare-and-set on the version this send owns); a lost write is late proof.
  * With `background` (a SUCCEEDED whose write is not durable anyway) it answers at once from the
  * record as the write will leave it, and the write (with its late-answer handling) goes on; it is
- * kept in `rt.pendingOutcomes` until it settles, and its failure leaves the record PENDING for the
- * sweeper (a probe or a deduplicated resend), which can only confirm the effect.
+ * kept in `rt.pendingOutcomes` until it settles (see `writeInBackground`).
  */
 async function write(
   rt: Runtime,
@@ -276,11 +278,10 @@ async function write(
 ): Promise<SendResult> {
   if (w.background) {
     const predicted = applied(record, w.patch, w.now);
-    const done: Promise<unknown> = write(rt, tool, record, { ...w, background: false })
-      .catch(() => undefined)
-      .finally(() => {
-        if (rt.pendingOutcomes.get(record.key) === done) rt.pendingOutcomes.delete(record.key);
-      });
+    const once = () => write(rt, tool, record, { patch: w.patch, events: w.events, now: w.now, durable: w.durable });
+    const done: Promise<unknown> = writeInBackground(rt, record, w.patch.status, once).finally(() => {
+      if (rt.pendingOutcomes.get(record.key) === done) rt.pendingOutcomes.delete(record.key);
+    });
     rt.pendingOutcomes.set(record.key, done);
     return { kind: "settled", record: predicted, envelope: envelopeFor(rt, predicted, false) };
   }
@@ -291,14 +292,6 @@ async function write(
       : { kind: "settled", record: updated, envelope: envelopeFor(rt, updated, false) };
   }
   return lateAnswer(rt, record, w);
-}
-
-/** The record as a successful compare-and-set of `patch` leaves it (`undefined` leaves a field, but clears `result`). */
-function applied(record: IntentRecord, patch: IntentPatch, now: number): IntentRecord {
-  const next: Record<string, unknown> = { ...record, version: record.version + 1, updatedAtEpochMs: now };
-  for (const [field, value] of Object.entries(patch))
-    if (value !== undefined || field === "result") next[field] = value;
-  return next as unknown as IntentRecord;
 }
 
 /**
