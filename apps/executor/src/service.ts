@@ -57,6 +57,11 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
         tools,
         confirmations,
         backgroundOutcomes: env.TRISTATE_BACKGROUND_OUTCOMES,
+        onBackgroundWriteError: (err, key) =>
+          logger.error(
+            { err, idempotencyKey: key },
+            "an answered SUCCEEDED could not be written: the record stays PENDING until a sweeper's probe settles it",
+          ),
         probe: {
           attempts: env.TRISTATE_PROBE_ATTEMPTS,
           spacingMs: env.TRISTATE_PROBE_SPACING_MS,
@@ -158,8 +163,12 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
         http.server.closeAllConnections();
         await closed;
         await sweeper.stop();
-        // Answers already given must not be left to the sweeper when the writes can still land.
-        await tenants.outcomesWritten();
+        // Answers already given must not be left to the sweeper when the writes can still land — within
+        // the grace period: a write stuck on the database is left to the sweepers like a call in flight.
+        await Promise.race([
+          tenants.outcomesWritten(),
+          new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now())).unref()),
+        ]);
         await readModel?.stop();
         await closeMcpUpstreams(tools);
         await db.close();

@@ -21,10 +21,11 @@ export interface Tenants {
    */
   tenantOfKey(key: string): Promise<string | null>;
   /**
-   * Resolves when the outcome writes every tenant's executor had in the background when called have
-   * settled (see `Executor.outcomesWritten`): reads then show what callers were already told. Never rejects.
+   * Resolves when the outcome writes `tenant`'s executor (every tenant's when omitted) had in the
+   * background when called have settled (see `Executor.outcomesWritten`): reads then show what
+   * callers were already told. Never rejects.
    */
-  outcomesWritten(): Promise<void>;
+  outcomesWritten(tenant?: string): Promise<void>;
 }
 
 /**
@@ -64,7 +65,8 @@ export function createTenants(
       );
       return rows[0]?.tenant ?? null;
     },
-    async outcomesWritten() {
+    async outcomesWritten(tenant) {
+      if (tenant !== undefined) return executors.get(tenant)?.outcomesWritten();
       await Promise.all([...executors.values()].map((e) => e.outcomesWritten()));
     },
   };

@@ -236,6 +236,11 @@ describe("operator actions over real HTTP on the real PostgreSQL (queue.*, audit
     const err = await viewer.audit.list.query({ cursor: "nope" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TRPCClientError);
     expect((err as TRPCClientError<AppRouter>).data).toMatchObject({ code: "BAD_REQUEST", field: "cursor" });
+    // Past the latest time a date can hold: 400 naming the field (it was a 500), as on every list.
+    for (const field of ["fromEpochMs", "toEpochMs"] as const) {
+      const tooLate = await viewer.audit.list.query({ [field]: 8_640_000_000_000_001 }).catch((e: unknown) => e);
+      expect((tooLate as TRPCClientError<AppRouter>).data).toMatchObject({ code: "BAD_REQUEST", field });
+    }
   });
 
   it("resend_same_key on a record whose effect is absent → SUCCEEDED human_resent, exactly one effect at the remote", async () => {

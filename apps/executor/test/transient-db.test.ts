@@ -31,7 +31,12 @@ async function lockingStack(background: boolean): Promise<{ stack: TestStack; lo
             const out = await base.invoke(args, ctx);
             if ((args as { reason?: string }).reason === "lock") {
               await locker!.query("BEGIN");
-              await locker!.query("LOCK TABLE intent_records IN ACCESS EXCLUSIVE MODE");
+              // The table (every statement waits) or only the call's row (reads go on; its write waits).
+              if (background)
+                await locker!.query("SELECT 1 FROM intent_records WHERE key = $1 FOR UPDATE", [
+                  (ctx as { idempotencyKey: string }).idempotencyKey,
+                ]);
+              else await locker!.query("LOCK TABLE intent_records IN ACCESS EXCLUSIVE MODE");
             }
             return out;
           },
@@ -137,21 +142,26 @@ describe("an outcome write lost in the background (TRISTATE_BACKGROUND_OUTCOMES,
     await stack?.close();
   });
 
-  it("the agent is told SUCCEEDED at once; the lost write leaves PENDING, the repeat settles it by probe, one effect", async () => {
+  it("the agent is told SUCCEEDED at once; a read meanwhile is bounded; the killed write is tried again and lands; one effect", async () => {
     const call = { runId: "run-bg", stepId: "refund", tool: "issue_refund", budgetMs: 4000 };
     const args = { order_id: "T-2", amount: "20.00", reason: "lock" };
     // Answered while the outcome write still waits on the lock: the claim was the only write waited for.
     const res = await stack.post("calls.execute", { ...call, args });
     expect(res.status, JSON.stringify(res.json)).toBe(200);
     expect(res.json.result.data).toMatchObject({ status: "SUCCEEDED", replayed: false });
+    // A read while that write is stuck waits a bounded time, then shows what the log holds (never hangs).
+    const stuck = await stack.get("calls.get", { key: res.json.result.data.idempotency_key });
+    expect(stuck.status).toBe(200);
+    expect(stuck.json.result.data).toMatchObject({ status: "PENDING" });
     expect(await killWaiter(stack, locker)).toBeGreaterThan(0);
-    // This replica's reads wait for its writes in flight: the record reads PENDING (the write was lost), never a stale SUCCEEDED.
+    // The killed write is tried again and lands: the log says what the agent was told, no probe needed.
     const key = res.json.result.data.idempotency_key;
-    const { rows } = await stack.service.services.store.pool.query<{ status: string }>(
-      "SELECT status FROM intent_records WHERE key = $1",
+    await stack.service.services.tenants.outcomesWritten();
+    const { rows } = await stack.service.services.store.pool.query<{ status: string; resolution: string | null }>(
+      "SELECT status, resolution FROM intent_records WHERE key = $1",
       [key],
     );
-    expect(rows).toEqual([{ status: "PENDING" }]);
+    expect(rows).toEqual([{ status: "SUCCEEDED", resolution: null }]);
     const settled = await repeatUntilSettled(stack, call, { ...args, reason: "again" });
     expect(settled).toMatchObject({ status: "SUCCEEDED", idempotency_key: key });
     expect(stack.remote.effects).toHaveLength(1);

@@ -88,13 +88,22 @@ const wellFormedText = t.middleware(async ({ getRawInput, next }) => {
   return next();
 });
 
+/** Longest a read waits for this replica's outcome writes in flight, ms; then it reads what the log holds. */
+export const OUTCOMES_VISIBLE_WAIT_MS = 2_000;
+
 /**
- * Reads and operator actions see the outcomes this replica has already answered: a SUCCEEDED whose
- * write went on in the background (`TRISTATE_BACKGROUND_OUTCOMES`) lands before the procedure reads.
- * Waits only for writes in flight (about one statement), none when there are none.
+ * Reads of records and operator actions see the outcomes this replica has already answered: a
+ * SUCCEEDED whose write went on in the background (`TRISTATE_BACKGROUND_OUTCOMES`) lands before the
+ * procedure reads. Only the caller's tenant's writes are waited for (an admin's: every tenant's, as
+ * an admin reads across them), and for at most {@link OUTCOMES_VISIBLE_WAIT_MS}: a write stuck on
+ * the database must not stall every read; the record then reads PENDING, which is what the log holds.
  */
 export const outcomesVisible = t.middleware(async ({ ctx, next }) => {
-  await ctx.services.tenants.outcomesWritten();
+  const tenants = ctx.services.tenants;
+  const written = ctx.auth?.role === "admin" ? tenants.outcomesWritten() : tenants.outcomesWritten(ctx.auth?.tenant);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([written, new Promise((resolve) => (timer = setTimeout(resolve, OUTCOMES_VISIBLE_WAIT_MS)))]);
+  clearTimeout(timer);
   return next();
 });
 
@@ -127,7 +136,7 @@ function withRoles(roles: readonly ApiKeyRole[]) {
 /** Agents calling tools (admins too). */
 export const agentProcedure = withRoles(["agent", "admin"]);
 /** Anyone with a key may read the catalog and the prompt rule. */
-export const anyKeyProcedure = withRoles(["agent", "viewer", "operator", "admin"]).use(outcomesVisible);
+export const anyKeyProcedure = withRoles(["agent", "viewer", "operator", "admin"]);
 /** Reading operator data. */
 export const viewerProcedure = withRoles(["viewer", "operator", "admin"]).use(outcomesVisible);
 /** Acting on records. */

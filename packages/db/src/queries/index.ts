@@ -45,7 +45,14 @@ export {
   type RunSummary,
 } from "./list-runs.ts";
 export { listStale, listStaleInput, type StaleIntent, type StaleList } from "./list-stale.ts";
-export { checkWindow, QueryInputError, resolveWindow, type WindowInput } from "./query-input.ts";
+export {
+  checkWindow,
+  epochMsSchema,
+  filterTextSchema,
+  QueryInputError,
+  resolveWindow,
+  type WindowInput,
+} from "./query-input.ts";
 export {
   DEFAULT_SPARKLINE_BUCKETS,
   type LatencyStats,

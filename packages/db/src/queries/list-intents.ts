@@ -10,7 +10,7 @@ import {
   type TenantScope,
   toIntentSummary,
 } from "./intent-view.ts";
-import { checkWindow, epochMsSchema, parseQueryInput, QueryInputError } from "./query-input.ts";
+import { checkWindow, epochMsSchema, filterTextSchema, parseQueryInput, QueryInputError } from "./query-input.ts";
 import { toolsMatching } from "./tool-match.ts";
 
 /** Page size of {@link listIntents} when none is given. */
@@ -18,7 +18,7 @@ export const DEFAULT_LIST_LIMIT = 50;
 /** Largest page of {@link listIntents}. */
 export const MAX_LIST_LIMIT = 200;
 
-const text = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
+const text = filterTextSchema;
 
 /** Filters of {@link listIntents}; all optional, combined with AND. */
 export const intentFiltersSchema = z

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { TenantScope } from "./intent-view.ts";
 import { type Cursor, RUN_ABORT_ACTION, RUN_AUDIT_KEY_PREFIX, runsSql } from "./list-runs-sql.ts";
-import { epochMsSchema, parseQueryInput, QueryInputError, resolveWindow } from "./query-input.ts";
+import { epochMsSchema, filterTextSchema, parseQueryInput, QueryInputError, resolveWindow } from "./query-input.ts";
 
 /**
  * A run's state, derived from its intent records, its declared plan (`run_plans`) and its operator
@@ -61,7 +61,7 @@ export interface RunSummary {
   needsHumanCount: number;
 }
 
-const text = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
+const text = filterTextSchema;
 
 /** Input of {@link listRuns}. */
 export const listRunsInput = z

@@ -15,7 +15,14 @@ export class QueryInputError extends Error {
 }
 
 /** An epoch-ms instant: an integer from 1970 up to year 275760 (the limit of a JS Date). */
-export const epochMsSchema = z.number().int("must be an integer (epoch milliseconds)").min(0).max(8.64e15);
+export const epochMsSchema = z
+  .number()
+  .int("must be an integer (epoch milliseconds)")
+  .min(0, "must be at least 0 (epoch milliseconds)")
+  .max(8.64e15, "must be at most 8640000000000000 (epoch milliseconds: the latest time a date can hold)");
+
+/** A text filter of the dashboard's lists (a tool's name part, a run or step id, an operator): 1–200 characters. */
+export const filterTextSchema = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
 
 /**
  * Parses `input` with `schema`.

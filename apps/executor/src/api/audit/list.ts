@@ -1,4 +1,11 @@
-import { AUDIT_ACTIONS, type AuditListEntry, RUN_ABORT_ACTION, type RunAbortAuditEntry } from "@tristate/db";
+import {
+  AUDIT_ACTIONS,
+  type AuditListEntry,
+  epochMsSchema,
+  filterTextSchema,
+  RUN_ABORT_ACTION,
+  type RunAbortAuditEntry,
+} from "@tristate/db";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
@@ -10,15 +17,15 @@ import { readTenant, tenantInput } from "../tenancy.ts";
 export const auditListInput = z
   .object({
     /** The acting key's name or id. */
-    operator: z.string().min(1).max(200).optional(),
+    operator: filterTextSchema.optional(),
     /** An operator action on a record, or `abort_run` (an operator's run abort). */
     action: z.enum(AUDIT_ACTIONS as [string, ...string[]]).optional(),
     /** Tools whose name contains this text (case-insensitive), as on every list. */
-    tool: z.string().min(1).max(128).optional(),
+    tool: filterTextSchema.optional(),
     /** Entries at or after, epoch ms. */
-    fromEpochMs: z.number().int().nonnegative().optional(),
+    fromEpochMs: epochMsSchema.optional(),
     /** Entries before, epoch ms. */
-    toEpochMs: z.number().int().nonnegative().optional(),
+    toEpochMs: epochMsSchema.optional(),
     /** `nextCursor` of the previous page. */
     cursor: z.string().max(40).optional(),
     limit: z.number().int().min(1).max(200).optional(),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
-import { anyKeyProcedure } from "../../trpc/init.ts";
+import { anyKeyProcedure, outcomesVisible } from "../../trpc/init.ts";
 import { maskedRecord } from "../secrets.ts";
 import { tenantForKey } from "../tenancy.ts";
 
@@ -10,6 +10,7 @@ import { tenantForKey } from "../tenancy.ts";
  * Only the key's tenant's records are found (another tenant's record is NOT_FOUND too).
  */
 export const getCall = anyKeyProcedure
+  .use(outcomesVisible)
   .input(z.object({ key: z.string().regex(/^[0-9a-f]{32}$/, "must be 32 lower-case hex characters") }).strict())
   .query(async ({ ctx, input }) => {
     const tenant = await tenantForKey(ctx, input.key);

@@ -1,5 +1,5 @@
 import { operatorOptions } from "@tristate/core";
-import type { PrismaOperatorStore } from "@tristate/db";
+import { filterTextSchema, type PrismaOperatorStore } from "@tristate/db";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
@@ -10,7 +10,7 @@ import { readTenant, tenantInput } from "../tenancy.ts";
 export const queueListInput = z
   .object({
     /** Tools whose name contains this text (case-insensitive), as on every list. */
-    tool: z.string().min(1).max(128).optional(),
+    tool: filterTextSchema.optional(),
     /** `nextCursor` of the previous page. */
     cursor: z.string().max(200).optional(),
     limit: z.number().int().min(1).max(500).optional(),
