@@ -75,6 +75,10 @@ export function actionUnavailable(
   if (action === "compensate" && item.status !== "SUCCEEDED") {
     return "Only a confirmed effect can be compensated; settle this one first.";
   }
+  // A SUCCEEDED record in the queue (an aborted run's effect nothing declared can undo) waits to be
+  // corrected by hand: its effect is confirmed, so "it did not happen" would be a false record.
+  if (action === "confirm_no_effect" && item.status === "SUCCEEDED")
+    return "Its effect is confirmed (SUCCEEDED): correct it by hand, then confirm it happened to clear it from the queue.";
   if (action === "resend_same_key" && item.resendAllowed === false)
     return item.resendRefusal ?? "Resend is not allowed here.";
   return null;

@@ -39,6 +39,33 @@ export async function confirmAsOperator(
   };
 }
 
+/**
+ * `confirm_effect` on a SUCCEEDED record in the human queue (an aborted run's effect that nothing
+ * declared can undo, corrected by hand): clears the queue flag and the error that queued it, sets
+ * resolution `human_confirmed_effect`, keeps the status and the finish time. Audited like the others.
+ * @param now - epoch ms.
+ * @throws what {@link applyAudited} throws. Nothing changed.
+ */
+export async function acknowledgeAsOperator(
+  rt: Runtime,
+  store: OperatorStore,
+  record: IntentRecord,
+  input: OperatorActionInput,
+  now: number,
+): Promise<OperatorActionResult> {
+  const patch = { resolution: "human_confirmed_effect", needsHuman: false, error: null } as const;
+  const applied = await applyAudited(rt, store, record, input, now, patch, { toStatus: "SUCCEEDED" });
+  if (applied.kind === "answered") return applied.result;
+  return {
+    record: applied.record,
+    envelope: envelopeFor(rt, applied.record, false, "an operator acknowledged the effect (corrected by hand)"),
+    replayed: false,
+    audit: applied.audit,
+    keyExpired: false,
+    warnings: [],
+  };
+}
+
 function confirmPatch(action: ConfirmAction, now: number): IntentPatch & Pick<IntentRecord, "status"> {
   switch (action) {
     case "confirm_effect":

@@ -3,7 +3,7 @@ import type { Runtime } from "../runtime.ts";
 import type { SagaApi } from "../saga.ts";
 import { replay } from "./audit.ts";
 import { compensateAsOperator } from "./compensate.ts";
-import { confirmAsOperator } from "./confirm.ts";
+import { acknowledgeAsOperator, confirmAsOperator } from "./confirm.ts";
 import { isOperatorActionError, OperatorActionError } from "./errors.ts";
 import { type OperatorActionInput, type OperatorActionResult, validateOperatorActionInput } from "./input.ts";
 import { staleError } from "./latest-change.ts";
@@ -22,6 +22,9 @@ import { resendAsOperator } from "./resend.ts";
  *   and sends it back to the queue if it cannot decide). Refused for `read_only` tools; allowed for
  *   `unsafe` ones (the human decides) with warnings, and `keyExpired` when the record is older than the
  *   tool's key retention;
+ * - on a SUCCEEDED record in the queue (an abort queues an effect nothing declared can undo, to be
+ *   corrected by hand), only `confirm_effect`: it acknowledges the correction, clearing the queue flag
+ *   (resolution `human_confirmed_effect`, status and finish time kept);
  * - `compensate` → runs the declared compensation (or an irreversible tool's corrective) of a
  *   confirmed (SUCCEEDED) effect as its own tool call; refused for anything not confirmed (rule 6).
  * Each action appends a `human_action` event `{ action, actor, actorKeyId, note, operatorActionId }`.
@@ -65,6 +68,19 @@ async function act(
   if (record.version !== input.expectedVersion) throw await staleError(rt, store, record, input.expectedVersion);
   const now = rt.clock.nowEpochMs();
   if (input.action === "compensate") return compensateAsOperator(rt, store, saga, record, input);
+  if (record.status === "SUCCEEDED" && record.needsHuman) {
+    // Queued by an abort: a confirmed effect that nothing declared can undo waits for a person to
+    // correct it by hand. The effect stands, so the one action is to acknowledge it (dealt with).
+    if (input.action === "confirm_effect") return acknowledgeAsOperator(rt, store, record, input, now);
+    throw new OperatorActionError(
+      "NOT_WAITING",
+      `record ${record.key} is SUCCEEDED: its effect is confirmed and waits to be corrected by hand, so it cannot be marked as not having happened or be resent; confirm_effect acknowledges it once dealt with. Nothing was changed`,
+      {
+        field: "action",
+        detail: { status: record.status, resolution: record.resolution, needsHuman: true, version: record.version },
+      },
+    );
+  }
   if (!waitingForHuman(record, now)) {
     throw new OperatorActionError(
       "NOT_WAITING",
