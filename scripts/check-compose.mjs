@@ -120,6 +120,8 @@ for (const setup of setups) {
     where("the dashboard is not published"),
   );
   check(web?.environment?.EXECUTOR_URL === "http://executor:4100", where("the dashboard does not reach the executor"));
+  // The dashboard listens on 127.0.0.1 unless told otherwise: in a container it must take every interface.
+  check(web?.environment?.HOST === "0.0.0.0", where("the dashboard listens on the container's loopback only"));
   check(
     !(services.postgres?.ports ?? []).some((p) => parsePort(p).host === 5432),
     where("PostgreSQL takes host port 5432"),

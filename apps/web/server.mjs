@@ -32,8 +32,11 @@ const server = createServer((req, res) => {
     res.end();
   });
 });
-// HOST (optional) limits the interface, e.g. 127.0.0.1; default: every interface, as `next start`.
-server.listen(port, process.env.HOST || undefined, () => console.log(`Tristate dashboard at http://localhost:${port}`));
+// HOST: the interface to listen on; default 127.0.0.1 like the executor (a container sets 0.0.0.0).
+const host = process.env.HOST || "127.0.0.1";
+server.listen(port, host, () =>
+  console.log(`Tristate dashboard at http://${host === "0.0.0.0" || host === "::" ? "localhost" : host}:${port}`),
+);
 function stop() {
   server.close(() => process.exit(0));
   server.closeAllConnections?.();

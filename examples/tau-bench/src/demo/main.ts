@@ -62,11 +62,14 @@ function printAccess(url: string, adminKey: string | null, dashboard: DemoDashbo
   console.log("");
   console.log(`Tristate executor API: ${url}  (tRPC under /trpc/, /healthz, /readyz)`);
   if (dashboard) console.log(`Dashboard: ${dashboard.url}  (sign in with the admin key)`);
-  if (adminKey) console.log(`Admin API key (keep it; shown once): ${adminKey}`);
+  if (adminKey) console.log(`Admin API key (valid while the demo runs; revoked when it stops): ${adminKey}`);
   console.log("See the results in the dashboard, or:");
-  console.log(`  curl -s -H "Authorization: Bearer $KEY" '${url}/trpc/queue.list'                  # the human queue`);
+  if (adminKey) console.log(`  export TRISTATE_KEY=${adminKey}`);
   console.log(
-    `  curl -s -H "Authorization: Bearer $KEY" '${url}/trpc/stats.overview?input=%7B%22fromEpochMs%22%3A${Date.now() - 86_400_000}%2C%22toEpochMs%22%3A${Date.now() + 86_400_000}%7D'  # UNKNOWN rates, resolutions`,
+    `  curl -s -H "Authorization: Bearer $TRISTATE_KEY" '${url}/trpc/queue.list'                  # the human queue`,
+  );
+  console.log(
+    `  curl -s -H "Authorization: Bearer $TRISTATE_KEY" '${url}/trpc/stats.overview?input=%7B%22fromEpochMs%22%3A${Date.now() - 86_400_000}%2C%22toEpochMs%22%3A${Date.now() + 86_400_000}%7D'  # UNKNOWN rates, resolutions`,
   );
 }
 
