@@ -70,8 +70,19 @@ export function actionLabel(action: OperatorAction): string {
  */
 export function actionUnavailable(
   action: OperatorAction,
-  item: { status: string; resendAllowed?: boolean; resendRefusal?: string | null },
+  item: {
+    status: string;
+    resendAllowed?: boolean;
+    resendRefusal?: string | null;
+    /** From `tools.list` (undefined while unknown): whether the tool declares a compensation. */
+    toolHasCompensation?: boolean;
+    /** From `tools.list`: an irreversible tool is undone by its corrective action, when it declares one. */
+    toolIrreversible?: boolean;
+  },
 ): string | null {
+  if (action === "compensate" && item.toolHasCompensation === false && item.toolIrreversible === false) {
+    return "This tool declares no compensation (and no corrective action): nothing here can undo its effect; correct it by hand if needed.";
+  }
   if (action === "compensate" && item.status !== "SUCCEEDED") {
     return "Only a confirmed effect can be compensated; settle this one first.";
   }
@@ -82,6 +93,15 @@ export function actionUnavailable(
   if (action === "resend_same_key" && item.resendAllowed === false)
     return item.resendRefusal ?? "Resend is not allowed here.";
   return null;
+}
+
+/** A tool's compensation facts from `tools.list`, as `actionUnavailable` takes them (nothing while unknown). */
+export function toolCompensation(
+  tools: readonly { name: string; hasCompensation: boolean; irreversible: boolean }[] | undefined,
+  tool: string,
+): { toolHasCompensation?: boolean; toolIrreversible?: boolean } {
+  const info = tools?.find((t) => t.name === tool);
+  return info ? { toolHasCompensation: info.hasCompensation, toolIrreversible: info.irreversible } : {};
 }
 
 /** Whether a role may act on records (the API refuses the others anyway). */

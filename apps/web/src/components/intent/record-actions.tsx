@@ -5,7 +5,7 @@ import { useState } from "react";
 import { useLiveInterval } from "~/components/live-refresh";
 import { ActionDialog } from "~/components/queue/action-dialog";
 import { ErrorState, Loading } from "~/components/states";
-import { actionLabel, actionUnavailable, OPERATOR_ACTIONS } from "~/lib/status";
+import { actionLabel, actionUnavailable, OPERATOR_ACTIONS, toolCompensation } from "~/lib/status";
 import { useTRPC } from "~/trpc/react";
 import type { OperatorAction } from "~/trpc/types";
 
@@ -34,7 +34,10 @@ export function RecordActions({
     refetchInterval: live(10_000),
   });
   const [pending, setPending] = useState<OperatorAction | null>(null);
+  const tools = useQuery({ ...trpc.tools.list.queryOptions(), staleTime: 60_000 });
   const item = queue.data?.items.find((i) => i.key === recordKey);
+  const unavailable = (action: OperatorAction) =>
+    item ? actionUnavailable(action, { ...item, ...toolCompensation(tools.data, item.tool) }) : null;
 
   if (queue.isPending) return <Loading what="the queue's actions" />;
   if (queue.error && !queue.data) return <ErrorState error={queue.error} title="Could not load the queue's actions" />;
@@ -50,8 +53,8 @@ export function RecordActions({
             type="button"
             className={action === "compensate" ? "danger" : undefined}
             onClick={() => setPending(action)}
-            disabled={actionUnavailable(action, item) !== null}
-            title={actionUnavailable(action, item) ?? undefined}
+            disabled={unavailable(action) !== null}
+            title={unavailable(action) ?? undefined}
           >
             {actionLabel(action)}
           </button>

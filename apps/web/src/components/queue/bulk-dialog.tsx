@@ -1,9 +1,9 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { TRPCClientError } from "@trpc/client";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
-import { actionLabel, actionUnavailable } from "~/lib/status";
+import { actionLabel, actionUnavailable, toolCompensation } from "~/lib/status";
 import { winnerOf } from "~/lib/winner";
 import { useTRPC } from "~/trpc/react";
 import type { OperatorAction, QueueItem } from "~/trpc/types";
@@ -44,7 +44,10 @@ export function BulkDialog({
   const [reasons, setReasons] = useState<Record<string, string>>({});
   const [outcomes, setOutcomes] = useState<Record<string, Outcome>>({});
   const [busy, setBusy] = useState(false);
-  const eligible = items.filter((i) => actionUnavailable(action, i) === null);
+  const tools = useQuery({ ...trpc.tools.list.queryOptions(), staleTime: 60_000 });
+  const eligible = items.filter(
+    (i) => actionUnavailable(action, { ...i, ...toolCompensation(tools.data, i.tool) }) === null,
+  );
 
   useEffect(() => {
     const dialog = dialogRef.current;

@@ -10,7 +10,7 @@ import { StatusBadge } from "~/components/status-badge";
 import { TenantLink, useTenantFilter } from "~/components/tenant-filter";
 import { formatDuration } from "~/lib/format";
 import { intentPath } from "~/lib/search";
-import { actionLabel, actionUnavailable, OPERATOR_ACTIONS } from "~/lib/status";
+import { actionLabel, actionUnavailable, OPERATOR_ACTIONS, toolCompensation } from "~/lib/status";
 import { useTRPC } from "~/trpc/react";
 import type { OperatorAction, QueueItem } from "~/trpc/types";
 import { ActionDialog } from "./action-dialog";
@@ -44,6 +44,12 @@ function TenantQueue() {
     ...trpc.queue.list.queryOptions({ limit: 500, ...tenant.input }),
     refetchInterval: live(QUEUE_REFETCH_MS),
   });
+  const tools = useQuery({ ...trpc.tools.list.queryOptions(), staleTime: 60_000, enabled: canOperate });
+  const unavailable = useCallback(
+    (action: OperatorAction, item: QueueItem) =>
+      actionUnavailable(action, { ...item, ...toolCompensation(tools.data, item.tool) }),
+    [tools.data],
+  );
   const [shownKeys, setShownKeys] = useState<Set<string> | null>(null);
   const [selectedKey, setSelectedKey] = useState<string | null>(null);
   const [pending, setPending] = useState<{ item: QueueItem; action: OperatorAction } | null>(null);
@@ -87,10 +93,9 @@ function TenantQueue() {
 
   const open = useCallback(
     (action: OperatorAction) => {
-      if (selected && canOperate && actionUnavailable(action, selected) === null)
-        setPending({ item: selected, action });
+      if (selected && canOperate && unavailable(action, selected) === null) setPending({ item: selected, action });
     },
-    [selected, canOperate],
+    [selected, canOperate, unavailable],
   );
 
   useEffect(() => {
@@ -156,8 +161,8 @@ function TenantQueue() {
                     type="button"
                     className={action === "compensate" ? "danger" : undefined}
                     onClick={() => setPending({ item: selected, action })}
-                    disabled={actionUnavailable(action, selected) !== null}
-                    title={actionUnavailable(action, selected) ?? undefined}
+                    disabled={unavailable(action, selected) !== null}
+                    title={unavailable(action, selected) ?? undefined}
                     aria-keyshortcuts={String(index + 1)}
                   >
                     {actionLabel(action)}
