@@ -15,6 +15,10 @@ test("the record page offers the queue's actions with the same confirmation when
   await expect(page.getByTestId("recheck")).not.toContainText(String(new Date().getFullYear() + 100));
   // This tool has no probe: no "Re-run probe now".
   await expect(page.getByRole("button", { name: "Re-run probe now" })).toHaveCount(0);
+  // Nor a compensation: "Compensate" says the tool declares none (not "settle this one first").
+  const compensate = actions.getByRole("button", { name: "Compensate" });
+  await expect(compensate).toBeDisabled();
+  await expect(compensate).toHaveAttribute("title", /declares no compensation/);
 
   await actions.getByRole("button", { name: "Confirm it did not happen" }).click();
   const dialog = page.getByRole("dialog");
@@ -56,9 +60,21 @@ test("an operator aborts a run from the run page and reads the abort report", as
     /^Reversed: 2 steps \(.+\)\. Nothing failed\. Nothing needs a person\.$/,
   );
   await expect(report.getByTestId("abort-summary")).not.toContainText("tell the user");
+  await expect(report).not.toContainText("step(s)");
+  // The agent's wording is titled for an operator and stays collapsed.
+  const agentWording = report.locator("details").filter({ hasText: "The summary an agent would read" });
+  await expect(agentWording).toHaveCount(1);
+  await expect(agentWording).not.toHaveAttribute("open");
+  await expect(report).not.toContainText("What the agent is told");
+  // Nothing is left to undo: "Abort run" is no longer offered, here and after a reload.
+  await expect(page.getByRole("button", { name: "Abort run" })).toBeDisabled();
+  await expect(page.getByTestId("abort-unavailable")).toContainText("nothing is left to undo");
   // The compensations are steps of the run now, shown with the originals.
   await expect(page.getByRole("table", { name: "Steps", exact: true })).toContainText(tools.runsReverse);
   await screenshot(page, "run-abort", testInfo, true);
+  await page.reload();
+  await expect(page.getByRole("table", { name: "Steps", exact: true })).toContainText(tools.runsReverse);
+  await expect(page.getByRole("button", { name: "Abort run" })).toBeDisabled();
 
   const { json } = await api.get("runs.get", { runId: seeder.runId });
   const records = json.result.data.records as Json[];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { abortGroup, operatorAbortSummary } from "./abort-summary";
+import { abortGroup, abortUnavailable, operatorAbortSummary } from "./abort-summary";
+import { countOf } from "./format";
 
 describe("operatorAbortSummary (issue 14: the agent's wording was shown to operators)", () => {
   it("says what was reversed, what failed and what needs a person", () => {
@@ -49,5 +50,27 @@ describe("operatorAbortSummary (issue 14: the agent's wording was shown to opera
       "failed",
       "needs_person",
     ]);
+  });
+});
+
+describe("abortUnavailable (review: 'Abort run' stayed offered after the abort)", () => {
+  const original = { stepId: "step-1", status: "SUCCEEDED", needsHuman: false };
+  const reversal = { stepId: "compensate:abc", status: "SUCCEEDED", needsHuman: false };
+  it("offers the abort of a run never aborted, and again while something of an aborted run is unsettled", () => {
+    expect(abortUnavailable([original])).toBeNull();
+    expect(abortUnavailable([{ ...original, needsHuman: true }, reversal])).toBeNull();
+    expect(abortUnavailable([original, reversal], { complete: false })).toBeNull();
+  });
+  it("not once the abort is complete or the run was aborted with nothing left", () => {
+    expect(abortUnavailable([original], { complete: true })).toMatch(/aborted/);
+    expect(abortUnavailable([original, reversal])).toMatch(/already aborted/);
+    expect(abortUnavailable([original, { ...reversal, stepId: "correct:abc" }])).toMatch(/already aborted/);
+  });
+});
+
+describe("countOf", () => {
+  it("says 1 step, 2 steps, 0 steps", () => {
+    expect([0, 1, 2].map((n) => countOf(n, "step"))).toEqual(["0 steps", "1 step", "2 steps"]);
+    expect(countOf(1, "call")).toBe("1 call");
   });
 });

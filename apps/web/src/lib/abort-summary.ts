@@ -4,6 +4,7 @@
  * facts for an operator from the report's steps: what was reversed, what failed, what needs a person.
  */
 import type { RouterOutputs } from "~/trpc/types";
+import { countOf } from "./format";
 
 /** The saga's step outcomes (`StepOutcome` in @tristate/core). */
 export type StepOutcome = RouterOutputs["runs"]["operatorAbort"]["steps"][number]["outcome"];
@@ -48,7 +49,7 @@ export function abortGroup(outcome: AbortStep["outcome"]): AbortGroup {
 }
 
 const steps = (list: AbortStep[]) =>
-  `${list.length} step${list.length === 1 ? "" : "s"} (${list.map((s) => `${s.stepId} ${s.tool}`).join(", ")})`;
+  `${countOf(list.length, "step")} (${list.map((s) => `${s.stepId} ${s.tool}`).join(", ")})`;
 
 /**
  * The report in an operator's words, one sentence per kind of outcome, e.g. "Reversed: 2 steps
@@ -73,4 +74,25 @@ export function operatorAbortSummary(report: { steps: AbortStep[] }): string {
   if (inFlight.length) sentences.push(`Still in flight: ${steps(inFlight)}; abort again once they settle.`);
   if (!report.steps.length) sentences.unshift("The run had no steps to undo.");
   return sentences.join(" ");
+}
+
+/** A record of a run as far as aborting it goes (`runs.get`'s records). */
+export interface RunRecordState {
+  stepId: string;
+  status: string;
+  needsHuman: boolean;
+}
+
+/**
+ * Why "Abort run" is not offered, or null when it is: once this tab's abort reported complete, or
+ * when the run was already aborted (it has compensating or corrective steps) and nothing of it is in
+ * flight, UNKNOWN or waiting for a person, there is nothing left for an abort to do.
+ */
+export function abortUnavailable(records: RunRecordState[], report?: { complete: boolean } | null): string | null {
+  // This tab's abort decides: a report not complete (in flight, or for a person) may be aborted again.
+  if (report) return report.complete ? "This run was aborted: nothing is left to undo." : null;
+  const aborted = records.some((r) => r.stepId.startsWith("compensate:") || r.stepId.startsWith("correct:"));
+  const unsettled = records.some((r) => r.needsHuman || r.status === "UNKNOWN" || r.status === "PENDING");
+  if (aborted && !unsettled) return "This run was already aborted: nothing is left to undo.";
+  return null;
 }

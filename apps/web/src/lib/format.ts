@@ -120,3 +120,30 @@ export function fromDateTimeInput(value: string, zone: DisplayTimeZone): number 
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return Number.NaN;
   return new Date(zone === "UTC" ? `${value}Z` : value).getTime();
 }
+
+/**
+ * Pretty JSON (`formatJson`) cut where a field named `…EpochMs` holds a number: the text between,
+ * and each such number as `{ epochMs }`, for a view that shows it as a time with its zone (a raw
+ * epoch number means nothing to a reader). Nested fields too; other numbers stay as they are.
+ */
+export function splitEpochFields(value: unknown): Array<string | { epochMs: number }> {
+  const json = formatJson(value);
+  const parts: Array<string | { epochMs: number }> = [];
+  const pattern = /("[^"\\]*EpochMs": )(-?\d+)(?=,?\n|$|\s*[}\]])/g;
+  let last = 0;
+  for (const match of json.matchAll(pattern)) {
+    // Past what a Date holds (±8.64e15 ms): kept as the number it is.
+    if (Math.abs(Number(match[2])) > 8.64e15) continue;
+    const at = (match.index ?? 0) + (match[1] ?? "").length;
+    parts.push(json.slice(last, at));
+    parts.push({ epochMs: Number(match[2]) });
+    last = at + (match[2] ?? "").length;
+  }
+  parts.push(json.slice(last));
+  return parts.filter((p) => p !== "");
+}
+
+/** "1 step", "2 steps": a count with its noun, never "step(s)". */
+export function countOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
+}

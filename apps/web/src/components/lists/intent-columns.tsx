@@ -27,11 +27,19 @@ export const intentColumns: Columns<IntentSummary> = [
     header: "Run / step",
     cell: (c) => (
       <span className="small">
-        <TenantLink href={runPath(c.getValue())}>{c.getValue()}</TenantLink> / {c.row.original.stepId}
+        <TenantLink href={runPath(c.getValue())}>{c.getValue()}</TenantLink> /{" "}
+        <span className="nowrap">{c.row.original.stepId}</span>
       </span>
     ),
   }),
-  col.accessor("resolution", { header: "Resolution", cell: (c) => resolutionLabel(c.getValue()) }),
+  col.accessor("resolution", {
+    header: "Resolution",
+    // A confirmed effect an abort could not undo keeps its resolution (none) but waits for a person.
+    cell: (c) =>
+      c.getValue() === null && c.row.original.needsHuman
+        ? resolutionLabel("needs_human")
+        : resolutionLabel(c.getValue()),
+  }),
   col.accessor("attempt", { header: "Attempts", meta: { numeric: true } }),
   col.accessor("createdAtEpochMs", {
     header: "Created",

@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { StatusBadge } from "~/components/status-badge";
-import { operatorAbortSummary } from "~/lib/abort-summary";
+import { abortUnavailable, operatorAbortSummary, type RunRecordState } from "~/lib/abort-summary";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
 
@@ -15,16 +15,18 @@ export type AbortReport = RouterOutputs["runs"]["operatorAbort"];
  * per step (latest first) its status, outcome and compensation, and what the agent was told.
  */
 export function AbortReportView({ report }: { report: AbortReport }) {
+  const summary = operatorAbortSummary(report);
   return (
     <section className="panel" aria-label="Abort report" data-testid="abort-report">
       <h2>Abort report</h2>
       <p>
-        <strong>{report.complete ? "Complete" : "Not complete"}</strong>
-        {report.needsHuman ? ` · ${report.needsHuman} step(s) in the human queue` : ""}.{" "}
-        <span data-testid="abort-summary">{operatorAbortSummary(report)}</span>
+        <strong>{report.complete ? "Complete." : "Not complete."}</strong>{" "}
+        <span data-testid="abort-summary">
+          <NoWrapIds text={summary} ids={report.steps.map((s) => s.stepId)} />
+        </span>
       </p>
       <details className="small">
-        <summary>What the agent is told</summary>
+        <summary>The summary an agent would read</summary>
         <p data-testid="agent-summary">{report.summary}</p>
       </details>
       <div className="table-wrap">
@@ -42,7 +44,7 @@ export function AbortReportView({ report }: { report: AbortReport }) {
           <tbody>
             {report.steps.map((step) => (
               <tr key={step.key} data-testid="abort-step" data-outcome={step.outcome}>
-                <td>{step.stepId}</td>
+                <td className="mono nowrap">{step.stepId}</td>
                 <td>{step.tool}</td>
                 <td>
                   <StatusBadge status={step.status} />
@@ -59,6 +61,27 @@ export function AbortReportView({ report }: { report: AbortReport }) {
   );
 }
 
+/** `text` with each of `ids` kept on one line (a step id never wraps at its hyphen). */
+function NoWrapIds({ text, ids }: { text: string; ids: string[] }) {
+  const unique = [...new Set(ids)].filter(Boolean).sort((a, b) => b.length - a.length);
+  if (!unique.length) return <>{text}</>;
+  const pattern = new RegExp(`(${unique.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})`);
+  return (
+    <>
+      {text.split(pattern).map((part, i) =>
+        i % 2 === 1 ? (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the split's parts are positional and never reorder
+          <span key={i} className="nowrap">
+            {part}
+          </span>
+        ) : (
+          part
+        ),
+      )}
+    </>
+  );
+}
+
 /**
  * "Abort run" for operators: a confirmation that states the consequence and asks for a reason, then
  * `runs.operatorAbort` (the saga: reconcile, compensate confirmed effects latest first, queue what a
@@ -66,7 +89,16 @@ export function AbortReportView({ report }: { report: AbortReport }) {
  * `operatorActionId`, so a retry of the same confirmation writes one audit entry. Aborting again is
  * harmless (the compensations replay).
  */
-export function RunAbort({ runId, tenant }: { runId: string; tenant: string | undefined }) {
+export function RunAbort({
+  runId,
+  tenant,
+  records,
+}: {
+  runId: string;
+  tenant: string | undefined;
+  /** The run's records as `runs.get` reads them (whether it was already aborted). */
+  records: RunRecordState[];
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const abort = useMutation(trpc.runs.operatorAbort.mutationOptions());
@@ -89,21 +121,31 @@ export function RunAbort({ runId, tenant }: { runId: string; tenant: string | un
     try {
       await abort.mutateAsync({ runId, note: reason.trim(), operatorActionId, ...(tenant ? { tenant } : {}) });
       setOpen(false);
-      await queryClient.invalidateQueries({ queryKey: trpc.runs.get.queryKey() });
-      void queryClient.invalidateQueries({ queryKey: trpc.queue.list.queryKey() });
-      void queryClient.invalidateQueries({ queryKey: trpc.runs.list.queryKey() });
-      void queryClient.invalidateQueries({ queryKey: trpc.audit.list.queryKey() });
+      // The step table shows the abort's new states (compensations, resolutions, the human queue) at once.
+      await queryClient.invalidateQueries(trpc.runs.get.pathFilter());
+      void queryClient.invalidateQueries(trpc.queue.list.pathFilter());
+      void queryClient.invalidateQueries(trpc.runs.list.pathFilter());
+      void queryClient.invalidateQueries(trpc.audit.list.pathFilter());
+      void queryClient.invalidateQueries(trpc.intents.pathFilter());
     } catch {
       // shown in the dialog
     }
   }
 
+  const unavailable = abortUnavailable(records, abort.data);
   return (
     <>
       <div className="actions">
+        {unavailable ? (
+          <span className="small muted" data-testid="abort-unavailable">
+            {unavailable}
+          </span>
+        ) : null}
         <button
           type="button"
           className="danger"
+          disabled={unavailable !== null}
+          title={unavailable ?? undefined}
           onClick={() => {
             setOperatorActionId(crypto.randomUUID());
             setOpen(true);

@@ -18,7 +18,7 @@ const col = createColumnHelper<IntentSummary & { order: number }>();
 const columns: Columns<IntentSummary & { order: number }> = [
   col.accessor("order", { header: "#", meta: { numeric: true } }),
   ...(intentColumns as Columns<IntentSummary & { order: number }>).filter((c) => c.header !== "Run / step"),
-  col.accessor("stepId", { header: "Step" }),
+  col.accessor("stepId", { header: "Step", cell: (c) => <span className="mono nowrap">{c.getValue()}</span> }),
   col.accessor("compensation", {
     header: "Compensation",
     enableSorting: false,
@@ -98,7 +98,7 @@ export function RunView({ runId }: { runId: string }) {
           </p>
           {run.data.plan ? <PlanView plan={run.data.plan} done={run.data.records} /> : null}
           {canOperate && run.data.records.length > 0 ? (
-            <RunAbort runId={runId} tenant={tenant.selectable ? runTenant : undefined} />
+            <RunAbort runId={runId} tenant={tenant.selectable ? runTenant : undefined} records={run.data.records} />
           ) : null}
           <DataTable
             label="Steps"
