@@ -7,8 +7,8 @@ import { useCanOperate } from "~/components/session-context";
 import { ErrorState, Loading, NoResults } from "~/components/states";
 import { StatusBadge } from "~/components/status-badge";
 import { TenantLink, useTenantFilter } from "~/components/tenant-filter";
-import { Time } from "~/components/time-zone-toggle";
-import { formatDuration, formatJson } from "~/lib/format";
+import { Time, useDisplayZone } from "~/components/time-zone-toggle";
+import { formatDuration, formatJson, formatTime, splitEpochFields } from "~/lib/format";
 import { runPath } from "~/lib/search";
 import { resolutionLabel } from "~/lib/status";
 import { buildTraceUrl } from "~/lib/trace-url";
@@ -38,6 +38,25 @@ function CopyButton({ text }: { text: string }) {
   );
 }
 
+/** JSON with each `…EpochMs` number shown as a time with its zone (the raw value in its title). */
+function JsonWithTimes({ value }: { value: unknown }) {
+  const zone = useDisplayZone();
+  return (
+    <pre>
+      {splitEpochFields(value).map((part, i) =>
+        typeof part === "string" ? (
+          part
+        ) : (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the parts are positional and never reorder
+          <time key={i} dateTime={new Date(part.epochMs).toISOString()} title={String(part.epochMs)}>
+            {formatTime(part.epochMs, zone)}
+          </time>
+        ),
+      )}
+    </pre>
+  );
+}
+
 function EventItem({ event }: { event: TimelineEvent }) {
   const data = event.data as Record<string, unknown>;
   const who = typeof data.actorName === "string" ? data.actorName : typeof data.actor === "string" ? data.actor : null;
@@ -52,7 +71,7 @@ function EventItem({ event }: { event: TimelineEvent }) {
           {why ? <> — “{why}”</> : null}
         </div>
       ) : null}
-      {Object.keys(data).length ? <pre>{formatJson(data)}</pre> : null}
+      {Object.keys(data).length ? <JsonWithTimes value={data} /> : null}
     </li>
   );
 }
