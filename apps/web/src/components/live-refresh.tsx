@@ -2,6 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
+import { useOutageSince } from "./outage-state";
 
 interface Live {
   paused: boolean;
@@ -43,14 +44,23 @@ export function LiveStatus() {
     return () => clearInterval(timer);
   }, []);
 
+  const outage = useOutageSince() !== null;
   const ago = lastEpochMs === null ? null : Math.max(0, Math.round((now - lastEpochMs) / 1000));
   return (
     <span className="live">
       <span data-testid="updated-ago">
-        {paused ? "Paused" : "Live"}
+        {outage ? "Offline: last data" : paused ? "Paused" : "Live"}
         {ago === null ? "" : ` · updated ${ago} s ago`}
       </span>
-      <button type="button" onClick={() => setPaused(!paused)} aria-pressed={paused}>
+      <button
+        type="button"
+        onClick={() => {
+          // Resuming refetches at once (not at the next interval).
+          if (paused) void queryClient.refetchQueries({ type: "active" });
+          setPaused(!paused);
+        }}
+        aria-pressed={paused}
+      >
         {paused ? "Resume" : "Pause"}
       </button>
     </span>

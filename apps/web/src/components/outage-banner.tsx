@@ -6,6 +6,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { Time } from "~/components/time-zone-toggle";
 import { formatDuration } from "~/lib/format";
 import { isUnreachable } from "~/trpc/react";
+import { setOutageSince } from "./outage-state";
 
 /** While the executor is down, its health is asked this often, ms. */
 export const OUTAGE_RETRY_MS = 3_000;
@@ -81,6 +82,10 @@ export function OutageBanner({
     }, OUTAGE_RETRY_MS);
     return () => clearInterval(timer);
   }, [downSince, check]);
+
+  useEffect(() => {
+    setOutageSince(downSince);
+  }, [downSince]);
 
   if (downSince === null) return null;
   return (

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { withTenant } from "~/lib/tenant-filter";
 import { useTRPC } from "~/trpc/react";
+import { useOutageSince } from "./outage-state";
 import { useSession } from "./session-context";
 import { useTenantFilter } from "./tenant-filter";
 
@@ -33,6 +34,7 @@ function AdminTenantSelect({ current }: { current: string | undefined }) {
   const pathname = usePathname();
   const params = useSearchParams();
   const tenants = useQuery({ ...trpc.tenants.list.queryOptions(), staleTime: 60_000 });
+  const outage = useOutageSince() !== null;
   const names = tenants.data?.tenants ?? [];
   // A tenant named in the URL stays selectable while the list loads (or if it has no key any more).
   const options = current !== undefined && !names.includes(current) ? [current, ...names] : names;
@@ -58,7 +60,12 @@ function AdminTenantSelect({ current }: { current: string | undefined }) {
           </option>
         ))}
       </select>
-      {tenants.error ? (
+      {tenants.error && outage ? (
+        // Part of the outage the banner reports, not an error of its own.
+        <span id="tenant-filter-error" className="small muted">
+          {names.length ? "(last list: the executor is unreachable)" : "(no list while the executor is unreachable)"}
+        </span>
+      ) : tenants.error ? (
         <span id="tenant-filter-error" role="alert" className="search-error">
           Could not load the tenants.
         </span>

@@ -5,6 +5,7 @@ import type { AppRouter } from "@tristate/executor/router";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { type ReactNode, useEffect, useState } from "react";
+import { shouldRetryRead, withTimeout } from "~/lib/request-policy";
 import { keepLastData, restoreLastData } from "./persist";
 
 /** tRPC hooks over TanStack Query, typed by the executor's router (a type-only import). */
@@ -30,10 +31,8 @@ function makeQueryClient(): QueryClient {
       queries: {
         staleTime: 5_000,
         refetchIntervalInBackground: false,
-        retry: (count, error) => {
-          const status = httpStatusOf(error);
-          return (status === undefined || status >= 500) && count < 2;
-        },
+        // The executor not answering is not retried here: the outage banner takes over at once.
+        retry: (count, error) => shouldRetryRead(count, httpStatusOf(error)),
       },
       mutations: { retry: false },
     },
@@ -60,7 +59,16 @@ export function Providers({ children }: { children: ReactNode }) {
     return keepLastData(queryClient);
   }, [queryClient]);
   const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", maxURLLength: 4000 })] }),
+    createTRPCClient<AppRouter>({
+      links: [
+        httpBatchLink({
+          url: "/api/trpc",
+          maxURLLength: 4000,
+          // Every request gives up in time, so a hanging server reads as an outage, not endless loading.
+          fetch: (url, init) => fetch(url, withTimeout(init as RequestInit)),
+        }),
+      ],
+    }),
   );
   return (
     <QueryClientProvider client={queryClient}>
