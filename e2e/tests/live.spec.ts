@@ -12,6 +12,21 @@ test("live refresh says when the page was updated and can be paused; times switc
   await expect(page.getByRole("button", { name: "Resume" })).toHaveAttribute("aria-pressed", "true");
   await page.getByRole("button", { name: "Resume" }).click();
   await expect(updated).toContainText("Live");
+  // Resume refetches at once: updated a moment ago, not at the next interval.
+  await expect(updated).toHaveText(/^Live · updated [0-2] s ago$/);
+
+  // The table's sort lives in the URL, like the filters, and survives a reload.
+  await page.getByRole("button", { name: "Calls" }).click();
+  await expect(page).toHaveURL(/[?&]sort=-?calls/);
+  const sorted = new URL(page.url()).searchParams.get("sort");
+  await page.reload();
+  await expect(page.getByRole("columnheader", { name: "Calls" })).toHaveAttribute(
+    "aria-sort",
+    sorted?.startsWith("-") ? "descending" : "ascending",
+  );
+  await expect(page).toHaveURL(/range=1h/);
+  // Counts with their noun: never "1 calls".
+  await expect(page.locator("body")).not.toContainText(/\b1 calls\b/);
 
   // The toggle says which zone is shown and what clicking does (the browser here is in New York).
   await expect(page.getByTestId("time-zone")).toHaveText("America/New_York (GMT-5)");
@@ -24,4 +39,15 @@ test("live refresh says when the page was updated and can be paused; times switc
   await expect(page.getByTestId("time-zone")).toHaveText("UTC");
   await page.getByRole("button", { name: /^Show times in local time/ }).click();
   await expect(page.getByTestId("time-zone")).toHaveText(/^America\/New_York/);
+});
+
+test.describe("a browser whose zone is UTC", () => {
+  test.use({ timezoneId: "UTC" });
+  test("is told times are in UTC, its own zone, and offered no other", async ({ page }) => {
+    await login(page, "viewer", "/overview?range=24h");
+    await expect(page.getByRole("table", { name: "Reliability per tool" })).toBeVisible();
+    await expect(page.locator(".zone-toggle")).toContainText("UTC, this browser's zone");
+    await expect(page.getByRole("button", { name: /Show times in/ })).toHaveCount(0);
+    await expect(page.locator(".zone-toggle")).not.toContainText("GMT");
+  });
 });

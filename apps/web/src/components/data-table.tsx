@@ -31,14 +31,25 @@ export function DataTable<T>({
   columns,
   rowProps,
   initialSorting = [],
+  sorting: controlled,
+  onSortingChange,
 }: {
   label: string;
   data: T[];
   columns: Columns<T>;
   rowProps?: (row: Row<T>) => HTMLAttributes<HTMLTableRowElement> & Record<`data-${string}`, string>;
   initialSorting?: SortingState;
+  /** The sort, when the caller keeps it (e.g. in the URL); with {@link onSortingChange}. */
+  sorting?: SortingState;
+  onSortingChange?: (sorting: SortingState) => void;
 }) {
-  const [sorting, setSorting] = useState<SortingState>(initialSorting);
+  const [own, setOwn] = useState<SortingState>(initialSorting);
+  const sorting = controlled ?? own;
+  const setSorting = (updater: SortingState | ((old: SortingState) => SortingState)) => {
+    const next = typeof updater === "function" ? updater(sorting) : updater;
+    if (onSortingChange) onSortingChange(next);
+    else setOwn(next);
+  };
   const table = useReactTable({
     data,
     columns,

@@ -1,7 +1,7 @@
 "use client";
 
 import { createContext, type ReactNode, useContext, useEffect, useState } from "react";
-import { type DisplayTimeZone, displayZoneName, formatTime, setDisplayTimeZone } from "~/lib/format";
+import { browserZoneIsUtc, type DisplayTimeZone, displayZoneName, formatTime, setDisplayTimeZone } from "~/lib/format";
 
 const STORAGE_KEY = "tristate.timeZone";
 
@@ -45,7 +45,15 @@ export function TimeZoneScope({ children, toggle }: { children: ReactNode; toggl
   }
   const shown = zone ?? "UTC";
   const other: DisplayTimeZone = shown === "UTC" ? "local" : "UTC";
-  const control = (
+  // A browser whose own zone is UTC has no other zone to offer: say so, offer nothing.
+  const localIsUtc = zone !== null && browserZoneIsUtc();
+  const control = localIsUtc ? (
+    <span className="zone-toggle">
+      <span>
+        Times in <strong data-testid="time-zone">UTC</strong>, this browser's zone.
+      </span>
+    </span>
+  ) : (
     <span className="zone-toggle">
       <span>
         Times in <strong data-testid="time-zone">{displayZoneName(shown)}</strong>.

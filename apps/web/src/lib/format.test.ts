@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
+  axisTicks,
   axisZoneLabel,
   displayZoneName,
+  formatAxisTick,
   formatTime,
   fromDateTimeInput,
+  isUtcZoneName,
   splitEpochFields,
   toDateTimeInput,
 } from "./format";
@@ -47,5 +50,38 @@ describe("splitEpochFields (review: raw epoch numbers in the timeline's event da
       '{\n  "note": "xEpochMs: 5",\n  "sizeMs": 12,\n  "fooEpochMs": null\n}',
     ]);
     expect(splitEpochFields({ farEpochMs: 9e15 })).toEqual(['{\n  "farEpochMs": 9000000000000000\n}']);
+  });
+});
+
+describe("isUtcZoneName (review: a UTC browser was offered 'Show times in UTC')", () => {
+  it("knows UTC's names, not zones that are at +0 only part of the year", () => {
+    for (const z of ["UTC", "Etc/UTC", "Etc/GMT", "GMT", "Etc/Universal", "Etc/GMT+0"])
+      expect(isUtcZoneName(z)).toBe(true);
+    for (const z of ["Europe/London", "Africa/Abidjan", "America/New_York", undefined])
+      expect(isUtcZoneName(z)).toBe(false);
+  });
+});
+
+describe("axis ticks (review: '05:00, 11:56, 18:53, 03:48' without dates on a 24 h window)", () => {
+  const H = 3_600_000;
+  it("are round hours, and the date where a 24 h window crosses midnight", () => {
+    const from = Date.UTC(2026, 10, 30, 4, 12);
+    const ticks = axisTicks(from, from + 24 * H, "UTC");
+    expect(ticks.length).toBeGreaterThan(2);
+    expect(ticks.length).toBeLessThanOrEqual(6);
+    for (const t of ticks) expect(t % (4 * H)).toBe(0);
+    const labels = ticks.map((t) => formatAxisTick(t, 24 * H, "UTC"));
+    expect(labels).toEqual(["08:00", "12:00", "16:00", "20:00", "1 Dec", "04:00"]);
+  });
+  it("short windows get hourly ticks, long ones midnights", () => {
+    const from = Date.UTC(2026, 10, 30, 10, 30);
+    expect(axisTicks(from, from + 3 * H, "UTC").map((t) => formatAxisTick(t, 3 * H, "UTC"))).toEqual([
+      "11:00",
+      "12:00",
+      "13:00",
+    ]);
+    const week = axisTicks(from, from + 7 * 24 * H, "UTC");
+    for (const t of week) expect(t % (24 * H)).toBe(0);
+    expect(week.length).toBeLessThanOrEqual(6);
   });
 });

@@ -53,6 +53,8 @@ function zoneOption(zone: DisplayTimeZone = displayTimeZone): { timeZone?: strin
 export function displayZoneName(zone: DisplayTimeZone = displayTimeZone, nowEpochMs = Date.now()): string {
   if (zone === "UTC") return "UTC";
   const iana = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  // A browser in UTC names it the same way either way (no "UTC (GMT+0)" beside "UTC").
+  if (isUtcZoneName(iana)) return "UTC";
   const offset =
     new Intl.DateTimeFormat("en-GB", { timeZoneName: "shortOffset" })
       .formatToParts(nowEpochMs)
@@ -146,4 +148,62 @@ export function splitEpochFields(value: unknown): Array<string | { epochMs: numb
 /** "1 step", "2 steps": a count with its noun, never "step(s)". */
 export function countOf(n: number, noun: string, plural = `${noun}s`): string {
   return `${n} ${n === 1 ? noun : plural}`;
+}
+
+/** Whether an IANA zone name is UTC itself (not a zone that is at +0 only part of the year, like London). */
+export function isUtcZoneName(iana: string | undefined): boolean {
+  return /^(Etc\/)?(UTC|UCT|GMT|GMT[+-]0|Universal|Zulu|Greenwich)$/i.test(iana ?? "");
+}
+
+/** Whether this browser's own zone is UTC (then there is no other zone to offer). */
+export function browserZoneIsUtc(): boolean {
+  return isUtcZoneName(Intl.DateTimeFormat().resolvedOptions().timeZone);
+}
+
+/** Hours between ticks of a time axis: the smallest of these giving at most `max` ticks. */
+const TICK_HOURS = [1, 2, 3, 4, 6, 12, 24, 48, 72, 96, 168];
+
+/**
+ * Round ticks for a time axis from `fromMs` to `toMs` in `zone`: whole hours that are a multiple of
+ * the step (1, 2, 3, 4, 6 or 12 h, so local midnight is always one of them), or midnights for long
+ * windows, at most `max` of them.
+ */
+export function axisTicks(fromMs: number, toMs: number, zone: DisplayTimeZone = displayTimeZone, max = 6): number[] {
+  if (!(toMs > fromMs)) return [fromMs];
+  const utc = zone === "UTC";
+  const hourOf = (d: Date) => (utc ? d.getUTCHours() : d.getHours());
+  const d = new Date(fromMs);
+  if (utc) d.setUTCMinutes(0, 0, 0);
+  else d.setMinutes(0, 0, 0);
+  const hours: number[] = [];
+  for (let t = d.getTime(); t <= toMs && hours.length < 24 * 40; ) {
+    if (t >= fromMs) hours.push(t);
+    const next = new Date(t);
+    if (utc) next.setUTCHours(next.getUTCHours() + 1);
+    else next.setHours(next.getHours() + 1);
+    t = next.getTime() > t ? next.getTime() : t + 3_600_000;
+  }
+  for (const step of TICK_HOURS) {
+    const ticks =
+      step < 24
+        ? hours.filter((t) => hourOf(new Date(t)) % step === 0)
+        : hours.filter((t) => hourOf(new Date(t)) === 0).filter((_, i) => i % (step / 24) === 0);
+    if (ticks.length <= max && ticks.length > 0) return ticks;
+  }
+  return [fromMs, toMs];
+}
+
+/**
+ * A round tick's label: `HH:mm`, or the date (`1 Dec`) at midnight in `zone` and on windows longer
+ * than two days, so a 24 h window that spans two days says where the day changes.
+ */
+export function formatAxisTick(epochMs: number, spanMs: number, zone: DisplayTimeZone = displayTimeZone): string {
+  const d = new Date(epochMs);
+  const midnight =
+    zone === "UTC" ? d.getUTCHours() === 0 && d.getUTCMinutes() === 0 : d.getHours() === 0 && d.getMinutes() === 0;
+  const date = spanMs > 2 * 86_400_000 || midnight;
+  return d.toLocaleString("en-GB", {
+    ...(date ? { month: "short", day: "numeric" } : { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }),
+    ...zoneOption(zone),
+  });
 }

@@ -12,8 +12,9 @@ import { ParamProblems } from "~/components/param-problems";
 import { EmptyState, ErrorState, Loading } from "~/components/states";
 import { TenantLink, useTenantFilter } from "~/components/tenant-filter";
 import { Time } from "~/components/time-zone-toggle";
-import { formatDuration, formatShare, formatShareChange } from "~/lib/format";
+import { countOf, formatDuration, formatShare, formatShareChange } from "~/lib/format";
 import { intentListHref } from "~/lib/intent-filters";
+import { parseSortParam, withSortParam } from "~/lib/sort-param";
 import { parseTimeRange } from "~/lib/time-range";
 import { COMMON_PARAMS, checkParams, type ParamRule, withoutProblems } from "~/lib/url-params";
 import { useTRPC } from "~/trpc/react";
@@ -70,12 +71,14 @@ const OVERVIEW_PARAMS: Record<string, ParamRule> = {
   from: COMMON_PARAMS.from,
   to: COMMON_PARAMS.to,
   all: { kind: "oneOf", values: ["1"] },
+  sort: { kind: "any" },
 };
 
 const col = createColumnHelper<ToolStats>();
 
 /** `/overview` with the current parameters and `all=1` (tools without calls shown) or without it. */
 function overviewHref(params: Record<string, string>, all: boolean): string {
+  // (the table's sort, `sort`, is kept along with the window)
   const query = new URLSearchParams(Object.entries(params).filter(([k]) => k !== "all" && k !== "tenant"));
   if (all) query.set("all", "1");
   const search = query.toString();
@@ -88,9 +91,9 @@ function IdleToggle({ showIdle, idle, href }: { showIdle: boolean; idle: number;
   return (
     <p className="small">
       {showIdle ? (
-        <Link href={href(false)}>Hide the {idle} tools without calls</Link>
+        <Link href={href(false)}>Hide the {countOf(idle, "tool")} without calls</Link>
       ) : (
-        <Link href={href(true)}>Show the {idle} tools without calls in this window</Link>
+        <Link href={href(true)}>Show the {countOf(idle, "tool")} without calls in this window</Link>
       )}
     </p>
   );
@@ -144,7 +147,7 @@ export function OverviewView({
           return (
             <span
               className={v && v > 0 ? "up" : v && v < 0 ? "down" : undefined}
-              title={`previous period: ${formatShare(c.row.original.previous.unknownShare)} of ${c.row.original.previous.calls} calls`}
+              title={`previous period: ${formatShare(c.row.original.previous.unknownShare)} of ${countOf(c.row.original.previous.calls, "call")}`}
             >
               {formatShareChange(v)}
             </span>
@@ -264,6 +267,15 @@ export function OverviewView({
                 label="Reliability per tool"
                 data={showIdle ? stats.data.tools : stats.data.tools.filter((t) => t.calls > 0)}
                 columns={columns}
+                sorting={parseSortParam(
+                  params.sort,
+                  columns.map((c) => c.id ?? String((c as { accessorKey?: string }).accessorKey ?? "")),
+                )}
+                onSortingChange={(sorting) => {
+                  const { tenant: _, ...rest } = params; // tenant.href adds it back
+                  const search = withSortParam(rest, sorting);
+                  router.replace(tenant.href(`/overview${search ? `?${search}` : ""}`), { scroll: false });
+                }}
               />
             </div>
             <p className="bar-legend">
@@ -275,7 +287,7 @@ export function OverviewView({
               ))}
             </p>
             <p className="small">
-              All tools: {stats.data.totals.calls} calls,{" "}
+              All tools: {countOf(stats.data.totals.calls, "call")},{" "}
               {formatShare(stats.data.totals.calls ? stats.data.totals.unknownShare : 0)} UNKNOWN (
               {formatShareChange(stats.data.totals.unknownShareChange)} vs previous period).
             </p>

@@ -2,7 +2,15 @@
 
 import { Bar, CartesianGrid, ComposedChart, Line, Tooltip, XAxis, YAxis } from "recharts";
 import { useDisplayZone } from "~/components/time-zone-toggle";
-import { axisZoneLabel, displayZoneName, formatAxisTime, formatShare, formatTime } from "~/lib/format";
+import {
+  axisTicks,
+  axisZoneLabel,
+  countOf,
+  displayZoneName,
+  formatAxisTick,
+  formatShare,
+  formatTime,
+} from "~/lib/format";
 import type { ToolStats } from "~/trpc/types";
 
 const WIDTH = 320;
@@ -36,12 +44,12 @@ export function ToolSeries({ tools, spanMs }: { tools: ToolStats[]; spanMs: numb
               <figcaption>
                 <strong>{t.tool}</strong>{" "}
                 <span className="small muted">
-                  {t.calls} calls, {formatShare(t.unknownShare)} UNKNOWN
+                  {countOf(t.calls, "call")}, {formatShare(t.unknownShare)} UNKNOWN
                 </span>
               </figcaption>
               <div
                 role="img"
-                aria-label={`${t.tool}: ${t.calls} calls and ${formatShare(t.unknownShare)} UNKNOWN over the window, in ${data.length} slices`}
+                aria-label={`${t.tool}: ${countOf(t.calls, "call")} and ${formatShare(t.unknownShare)} UNKNOWN over the window, in ${data.length} slices`}
               >
                 <ComposedChart
                   width={WIDTH}
@@ -54,7 +62,8 @@ export function ToolSeries({ tools, spanMs }: { tools: ToolStats[]; spanMs: numb
                     dataKey="t"
                     type="number"
                     domain={["dataMin", "dataMax"]}
-                    tickFormatter={(v: number) => formatAxisTime(v, spanMs, zone)}
+                    ticks={axisTicks(data[0]?.t ?? 0, data.at(-1)?.t ?? 0, zone)}
+                    tickFormatter={(v: number) => formatAxisTick(v, spanMs, zone)}
                     tick={{ fontSize: 10 }}
                     label={{ value: axisZoneLabel(zone), position: "insideBottom", offset: -12, fontSize: 10 }}
                     minTickGap={24}
