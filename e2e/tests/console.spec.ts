@@ -93,6 +93,10 @@ test("runs: a planned run with no call is listed and opens; UNKNOWNs now and eve
   await login(page, "viewer", "/runs?range=1h");
   const planRow = page.locator(`[data-testid="run-row"][data-run="${planned.runId}"]`);
   await expect(planRow.getByTestId("run-status")).toHaveText("open");
+  // No call yet: no "0 ms" duration, the plan's step count and tools instead of 0 and nothing.
+  await expect(planRow).not.toContainText("0 ms");
+  await expect(planRow.getByTestId("run-plan-steps")).toHaveText("plan: 1 step");
+  await expect(planRow.getByTestId("run-plan-tools")).toHaveText(tools.runs);
   const foundRow = page.locator(`[data-testid="run-row"][data-run="${found.runId}"]`);
   await expect(foundRow.getByTestId("run-unknowns")).toHaveText("0");
   await expect(foundRow.getByTestId("run-ever-unknown")).toHaveText("1");
@@ -105,4 +109,7 @@ test("runs: a planned run with no call is listed and opens; UNKNOWNs now and eve
   await page.goto(`/runs/${planned.runId}`);
   await expect(page.getByTestId("run-plan")).toContainText("the agent has made no call of this run yet");
   await expect(page.getByTestId("run-plan")).toContainText(`first · ${tools.runs} · not done yet`);
+  // An empty step table is a "no calls yet" line, not bare headers.
+  await expect(page.getByTestId("run-no-calls")).toContainText("No calls yet");
+  await expect(page.getByRole("table", { name: "Steps", exact: true })).toHaveCount(0);
 });

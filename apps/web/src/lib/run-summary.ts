@@ -35,3 +35,21 @@ export function runStatusLabel(status: RunStatus): string {
       return "needs attention";
   }
 }
+
+/** A run's duration as the runs page shows it: "–" for a run with no call yet (only a declared plan). */
+export function runDurationLabel(
+  run: Pick<RunSummary, "steps" | "durationMs">,
+  format: (ms: number) => string,
+): string {
+  return run.steps === 0 ? "–" : format(run.durationMs);
+}
+
+/** A run with no call yet, as its declared plan says: "plan: 3 steps" and its distinct tools in order. */
+export function plannedSteps(plan: { steps: { tool: string }[] } | null | undefined): {
+  label: string;
+  tools: string[];
+} {
+  if (!plan) return { label: "no call yet", tools: [] };
+  const n = plan.steps.length;
+  return { label: `plan: ${n} step${n === 1 ? "" : "s"}`, tools: [...new Set(plan.steps.map((s) => s.tool))] };
+}

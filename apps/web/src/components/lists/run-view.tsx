@@ -93,18 +93,25 @@ export function RunView({ runId }: { runId: string }) {
       {run.data ? (
         <>
           <p className="muted small">
-            {run.data.records.length} step{run.data.records.length === 1 ? "" : "s"}, oldest first
+            {run.data.records.length} step{run.data.records.length === 1 ? "" : "s"}
+            {run.data.records.length ? ", oldest first" : ""}
             {run.data.truncated ? " (only the first 1000 are shown)" : ""}.
           </p>
           {run.data.plan ? <PlanView plan={run.data.plan} done={run.data.records} /> : null}
           {canOperate && run.data.records.length > 0 ? (
             <RunAbort runId={runId} tenant={tenant.selectable ? runTenant : undefined} records={run.data.records} />
           ) : null}
-          <DataTable
-            label="Steps"
-            data={run.data.records.map((r, i) => ({ ...r, order: i + 1 }))}
-            columns={withTenantColumn(columns, tenant.showTenant)}
-          />
+          {run.data.records.length ? (
+            <DataTable
+              label="Steps"
+              data={run.data.records.map((r, i) => ({ ...r, order: i + 1 }))}
+              columns={withTenantColumn(columns, tenant.showTenant)}
+            />
+          ) : (
+            <p className="muted" data-testid="run-no-calls">
+              No calls yet: the agent has not called a tool in this run.
+            </p>
+          )}
         </>
       ) : null}
     </>

@@ -12,7 +12,14 @@ import { EmptyState, ErrorState, Loading, NoResults } from "~/components/states"
 import { TenantLink, useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { Time } from "~/components/time-zone-toggle";
 import { formatDuration } from "~/lib/format";
-import { isRunStatus, RUN_STATUSES, type RunSummary, runStatusLabel } from "~/lib/run-summary";
+import {
+  isRunStatus,
+  plannedSteps,
+  RUN_STATUSES,
+  type RunSummary,
+  runDurationLabel,
+  runStatusLabel,
+} from "~/lib/run-summary";
 import { runPath } from "~/lib/search";
 import { DEFAULT_PRESET, parseListWindow, RANGE_PRESETS } from "~/lib/time-range";
 import { TOOL_FILTER_LABEL, toolFilter } from "~/lib/tool-filter";
@@ -30,6 +37,23 @@ const MAX_RUNS_WINDOW_MS = 31 * 86_400_000;
 
 /** Runs per page. */
 const RUNS_PER_PAGE = 50;
+
+/** A run with no call yet: what its declared plan says (its step count, or its tools), from `runs.get`. */
+function Planned({ run, what }: { run: RunSummary; what: "label" | "tools" }) {
+  const trpc = useTRPC();
+  const tenant = useTenantFilter();
+  const get = useQuery({
+    ...trpc.runs.get.queryOptions({ runId: run.runId, ...(tenant.selectable ? { tenant: run.tenant } : {}) }),
+    staleTime: 60_000,
+  });
+  const planned = plannedSteps(get.data?.plan);
+  if (!get.data) return <span className="muted">–</span>;
+  return (
+    <span className="small" data-testid={what === "label" ? "run-plan-steps" : "run-plan-tools"}>
+      {what === "label" ? planned.label : planned.tools.join(", ") || "–"}
+    </span>
+  );
+}
 
 const col = createColumnHelper<RunSummary>();
 const columns: Columns<RunSummary> = [
@@ -52,11 +76,19 @@ const columns: Columns<RunSummary> = [
   }),
   col.accessor("durationMs", {
     header: "Duration",
-    cell: (c) => formatDuration(c.getValue()),
+    cell: (c) => runDurationLabel(c.row.original, formatDuration),
     meta: { numeric: true },
   }),
-  col.accessor("steps", { header: "Steps", meta: { numeric: true } }),
-  col.accessor((r) => r.tools.join(", "), { id: "tools", header: "Tools" }),
+  col.accessor("steps", {
+    header: "Steps",
+    meta: { numeric: true },
+    cell: (c) => (c.getValue() === 0 ? <Planned run={c.row.original} what="label" /> : c.getValue()),
+  }),
+  col.accessor((r) => r.tools.join(", "), {
+    id: "tools",
+    header: "Tools",
+    cell: (c) => (c.row.original.steps === 0 ? <Planned run={c.row.original} what="tools" /> : c.getValue()),
+  }),
   col.accessor("unresolvedUnknownCount", {
     header: "UNKNOWN now",
     meta: { numeric: true, testId: "run-unknowns" },
