@@ -15,6 +15,13 @@ test("the record page offers the queue's actions with the same confirmation when
   await expect(page.getByTestId("recheck")).not.toContainText(String(new Date().getFullYear() + 100));
   // This tool has no probe: no "Re-run probe now".
   await expect(page.getByRole("button", { name: "Re-run probe now" })).toHaveCount(0);
+  // The timeline shows …EpochMs fields as times with their zone, the raw number only in a title.
+  const events = page.getByTestId("event");
+  await expect(events.first()).toBeVisible();
+  const eventData = (await events.locator("pre").allInnerTexts()).join("\n");
+  expect(eventData).not.toMatch(/EpochMs": \d{12,}/);
+  for (const title of await events.locator("pre time").evaluateAll((ts) => ts.map((t) => t.getAttribute("title"))))
+    expect(title).toMatch(/^\d+$/);
   // Nor a compensation: "Compensate" says the tool declares none (not "settle this one first").
   const compensate = actions.getByRole("button", { name: "Compensate" });
   await expect(compensate).toBeDisabled();
