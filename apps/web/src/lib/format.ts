@@ -62,18 +62,6 @@ export function displayZoneName(zone: DisplayTimeZone = displayTimeZone, nowEpoc
   return offset && offset !== iana ? `${iana} (${offset})` : iana;
 }
 
-/**
- * A chart axis tick: `HH:mm`, or the month and day for windows longer than two days, in the shown
- * zone. Ticks carry no zone; the axis's label does ({@link axisZoneLabel}).
- */
-export function formatAxisTime(epochMs: number, spanMs: number, zone: DisplayTimeZone = displayTimeZone): string {
-  const long = spanMs > 2 * 86_400_000;
-  return new Date(epochMs).toLocaleString(undefined, {
-    ...(long ? { month: "short", day: "numeric" } : { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }),
-    ...zoneOption(zone),
-  });
-}
-
 /** The label of a time axis: what the ticks are and in which zone, e.g. `Time (UTC)`. */
 export function axisZoneLabel(zone: DisplayTimeZone = displayTimeZone): string {
   return `Time (${displayZoneName(zone)})`;
