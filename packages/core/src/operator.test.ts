@@ -362,4 +362,34 @@ describe("operator actions (operator/) on MemoryIntentStore", () => {
     const none = await executor().rerunProbes(record.key);
     expect(none).toMatchObject({ probes: [], summary: expect.stringMatching(/no probe/) });
   });
+
+  it("an aborted run's irreversible effect (no corrective) waits in the queue: confirm_effect acknowledges it, nothing else is allowed", async () => {
+    const ex = executor([refundTool(remote, { irreversible: true })]);
+    const env = await ex.call({
+      runId: "run-irr",
+      stepId: "refund",
+      tool: "issue_refund",
+      args: refund,
+      deadline: Deadline.after(10_000, clock),
+    });
+    expect(env.status).toBe("SUCCEEDED");
+    const report = await ex.abortRun("run-irr", Deadline.after(10_000, clock));
+    expect(report.steps.map((st) => st.outcome)).toEqual(["needs_correction"]);
+    const queued = (await store.get(env.idempotency_key))!;
+    expect(queued).toMatchObject({ status: "SUCCEEDED", needsHuman: true });
+    for (const action of ["confirm_no_effect", "resend_same_key"] as const) {
+      const refused = await refusal(ex.resolve(input(queued, { action })));
+      expect(refused).toMatchObject({ code: "NOT_WAITING", field: "action" });
+    }
+    expect(await store.get(env.idempotency_key)).toMatchObject({ version: queued.version, needsHuman: true });
+    const done = await ex.resolve(input(queued, { note: "refunded back by hand" }));
+    expect(done.record).toMatchObject({
+      status: "SUCCEEDED",
+      needsHuman: false,
+      resolution: "human_confirmed_effect",
+      finishedAtEpochMs: queued.finishedAtEpochMs,
+    });
+    expect(done.audit).toMatchObject({ action: "confirm_effect", note: "refunded back by hand" });
+    expect(remote.effects).toHaveLength(1);
+  });
 });
