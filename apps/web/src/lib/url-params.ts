@@ -4,6 +4,7 @@
  * silently showing something else. One rule per parameter kind, shared by every page.
  */
 import { RANGE_PRESETS } from "./time-range";
+import { TOOL_FILTER_MAX_LENGTH } from "./tool-filter";
 
 /** A parameter the page ignores, and why. */
 export interface ParamProblem {
@@ -30,8 +31,8 @@ export const COMMON_PARAMS = {
   range: { kind: "preset" },
   from: { kind: "epochMs" },
   to: { kind: "epochMs" },
-  /** The tool filter: a substring of the tool name (what the executor accepts: 1–128 characters). */
-  tool: { kind: "text", maxLength: 128 },
+  /** The tool filter: a substring of the tool name (what the executor accepts: 1–200 characters). */
+  tool: { kind: "text", maxLength: TOOL_FILTER_MAX_LENGTH },
 } as const satisfies Record<string, ParamRule>;
 
 /** Largest epoch ms a JS Date holds. */

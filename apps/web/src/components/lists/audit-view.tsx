@@ -10,11 +10,12 @@ import { ParamProblems } from "~/components/param-problems";
 import { EmptyState, ErrorState, Loading, NoResults } from "~/components/states";
 import { TenantLink, useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { Time, useDisplayZone } from "~/components/time-zone-toggle";
+import { ZonedTimeField } from "~/components/zoned-time-field";
 import { operatorAbortSummary } from "~/lib/abort-summary";
-import { displayZoneName, fromDateTimeInput, toDateTimeInput } from "~/lib/format";
+import { fromDateTimeInput } from "~/lib/format";
 import { intentPath, runPath } from "~/lib/search";
 import { actionLabel, OPERATOR_ACTIONS } from "~/lib/status";
-import { TOOL_FILTER_LABEL, toolFilter } from "~/lib/tool-filter";
+import { TOOL_FILTER_LABEL, TOOL_FILTER_MAX_LENGTH, toolFilter } from "~/lib/tool-filter";
 import { COMMON_PARAMS, checkParams, type ParamRule, withoutProblems } from "~/lib/url-params";
 import { useTRPC, useTRPCClient } from "~/trpc/react";
 import type { AuditEntry, OperatorAction } from "~/trpc/types";
@@ -152,16 +153,10 @@ export function AuditView({ params }: { params: Record<string, string> }) {
         </label>
         <label className="field">
           <span>{TOOL_FILTER_LABEL}</span>
-          <input name="tool" defaultValue={params.tool ?? ""} maxLength={128} />
+          <input name="tool" defaultValue={params.tool ?? ""} maxLength={TOOL_FILTER_MAX_LENGTH} />
         </label>
-        <label className="field">
-          <span>From ({displayZoneName(zone)})</span>
-          <input type="datetime-local" name="from" defaultValue={toDateTimeInput(from, zone)} />
-        </label>
-        <label className="field">
-          <span>To ({displayZoneName(zone)})</span>
-          <input type="datetime-local" name="to" defaultValue={toDateTimeInput(to, zone)} />
-        </label>
+        <ZonedTimeField label="From" name="from" epochMs={from} zone={zone} />
+        <ZonedTimeField label="To" name="to" epochMs={to} zone={zone} />
         <button type="submit">Filter</button>
       </form>
       {audit.error ? <ErrorState error={audit.error} title="Could not load the audit log" /> : null}

@@ -12,7 +12,7 @@ import { ErrorState, Loading, NoResults } from "~/components/states";
 import { useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { HUMAN_RESOLUTIONS, intentListHref } from "~/lib/intent-filters";
 import { isPreset, parseListWindow } from "~/lib/time-range";
-import { TOOL_FILTER_LABEL, toolFilter } from "~/lib/tool-filter";
+import { TOOL_FILTER_LABEL, TOOL_FILTER_MAX_LENGTH, toolFilter } from "~/lib/tool-filter";
 import { COMMON_PARAMS, checkParams, type ParamRule, withoutProblems } from "~/lib/url-params";
 import { useTRPC } from "~/trpc/react";
 import type { IntentStatus, Resolution, RouterInputs } from "~/trpc/types";
@@ -109,7 +109,7 @@ export function IntentsListView({ params }: { params: Record<string, string> }) 
       <form className="toolbar" onSubmit={apply} key={JSON.stringify(params)}>
         <label className="field">
           <span>{TOOL_FILTER_LABEL}</span>
-          <input name="tool" defaultValue={params.tool ?? ""} maxLength={128} />
+          <input name="tool" defaultValue={params.tool ?? ""} maxLength={TOOL_FILTER_MAX_LENGTH} />
         </label>
         <label className="field">
           <span>Status</span>

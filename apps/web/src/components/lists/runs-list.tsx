@@ -22,7 +22,7 @@ import {
 } from "~/lib/run-summary";
 import { runPath } from "~/lib/search";
 import { DEFAULT_PRESET, parseListWindow, RANGE_PRESETS } from "~/lib/time-range";
-import { TOOL_FILTER_LABEL, toolFilter } from "~/lib/tool-filter";
+import { TOOL_FILTER_LABEL, TOOL_FILTER_MAX_LENGTH, toolFilter } from "~/lib/tool-filter";
 import { COMMON_PARAMS, checkMaxWindow, checkParams, type ParamRule, withoutProblems } from "~/lib/url-params";
 import { useTRPC } from "~/trpc/react";
 
@@ -169,7 +169,7 @@ export function RunsList({ params }: { params: Record<string, string> }) {
         </label>
         <label className="field">
           <span>{TOOL_FILTER_LABEL}</span>
-          <input name="tool" defaultValue={params.tool ?? ""} maxLength={128} />
+          <input name="tool" defaultValue={params.tool ?? ""} maxLength={TOOL_FILTER_MAX_LENGTH} />
         </label>
         <button type="submit">Filter</button>
       </form>

@@ -4,7 +4,8 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { useTenantFilter } from "~/components/tenant-filter";
 import { useDisplayZone } from "~/components/time-zone-toggle";
-import { displayZoneName, fromDateTimeInput, toDateTimeInput } from "~/lib/format";
+import { ZonedTimeField } from "~/components/zoned-time-field";
+import { fromDateTimeInput } from "~/lib/format";
 import { isPreset, type RANGE_PRESETS, type TimeRange } from "~/lib/time-range";
 
 const PRESET_LABELS: Record<keyof typeof RANGE_PRESETS, string> = {
@@ -57,26 +58,8 @@ export function RangePicker({ range }: { range: TimeRange }) {
       </label>
       {custom ? (
         <>
-          <label className="field">
-            <span>From ({displayZoneName(zone)})</span>
-            <input
-              key={zone}
-              type="datetime-local"
-              name="from"
-              defaultValue={toDateTimeInput(range.fromEpochMs, zone)}
-              required
-            />
-          </label>
-          <label className="field">
-            <span>To ({displayZoneName(zone)})</span>
-            <input
-              key={zone}
-              type="datetime-local"
-              name="to"
-              defaultValue={toDateTimeInput(range.toEpochMs, zone)}
-              required
-            />
-          </label>
+          <ZonedTimeField label="From" name="from" epochMs={range.fromEpochMs} zone={zone} required />
+          <ZonedTimeField label="To" name="to" epochMs={range.toEpochMs} zone={zone} required />
           <button type="submit">Apply</button>
           {error ? (
             <span role="alert" className="flag">
