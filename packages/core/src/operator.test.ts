@@ -392,4 +392,50 @@ describe("operator actions (operator/) on MemoryIntentStore", () => {
     expect(done.audit).toMatchObject({ action: "confirm_effect", note: "refunded back by hand" });
     expect(remote.effects).toHaveLength(1);
   });
+
+  it("with backgroundOutcomes, an operator's resend is answered only after its outcome is written (the reported human_resent is the log's)", async () => {
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    class HeldStore extends MemoryIntentStore {
+      holding = false;
+      override async update(...args: Parameters<MemoryIntentStore["update"]>) {
+        if (this.holding && args[2].status === "SUCCEEDED") await hold;
+        return super.update(...args);
+      }
+    }
+    store = new HeldStore();
+    const ex = createExecutor({ store, tools: [refundTool(remote)], clock, backgroundOutcomes: true });
+    const env = await ex.call({
+      runId: "run-bg",
+      stepId: "refund",
+      tool: "issue_refund",
+      args: refund,
+      deadline: Deadline.after(10_000, clock),
+    });
+    await ex.outcomesWritten();
+    // Put it in the queue as if its outcome had been lost and nothing could decide it.
+    const done = (await store.get(env.idempotency_key))!;
+    const queued = (await store.update(
+      done.key,
+      done.version,
+      { status: "UNKNOWN", needsHuman: true, resolution: "needs_human" },
+      [],
+      clock.nowEpochMs(),
+    ))!;
+    (store as HeldStore).holding = true;
+    let answered = false;
+    const resent = ex.resolve(input(queued, { action: "resend_same_key" })).then((r) => {
+      answered = true;
+      return r;
+    });
+    for (let i = 0; i < 50 && remote.effects.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(answered).toBe(false); // the write is held: no answer yet
+    release();
+    const result = await resent;
+    expect(result.record).toMatchObject({ status: "SUCCEEDED", resolution: "human_resent" });
+    expect(await store.get(queued.key)).toMatchObject({ status: "SUCCEEDED", resolution: "human_resent" });
+  });
 });
