@@ -44,6 +44,9 @@ beforeAll(async () => {
   await call("run-done");
   await call("run-done");
   const unknown = await call("run-unknown");
+  // The agent was answered after the claim; its outcome is written in the background. Let it land
+  // before rewriting the row by hand, or the (version-checked) outcome write overwrites the UNKNOWN.
+  await stack.service.services.tenants.outcomesWritten();
   await stack.service.services.store.pool.query(
     "UPDATE intent_records SET status = 'UNKNOWN', finished_at = NULL WHERE tenant = 'default' AND key = $1",
     [unknown.idempotency_key],

@@ -94,7 +94,9 @@ beforeAll(async () => {
   remote.mode = "ok";
   const stale = await charge("pay-3", "A-3");
   keys.stale = stale.json.result.data.idempotency_key;
-  // A PENDING record past its deadline, for stale.list.
+  // A PENDING record past its deadline, for stale.list. Its outcome is written in the background: let it
+  // land first, or that (version-checked) write overwrites the row rewritten here by hand.
+  await stack.service.services.tenants.outcomesWritten();
   await stack.service.services.store.prisma.intentRecord.update({
     where: { tenant_key: { tenant: "default", key: keys.stale! } },
     data: { status: "PENDING", deadline: new Date(Date.now() - 60_000) },

@@ -85,6 +85,8 @@ async function fixtures(tenant: "default" | "acme", agent: string, operator: str
   );
   expect(resolved.status, JSON.stringify(resolved.json)).toBe(200);
   const stale = (await execute(agent, `run-${tenant}-stale`, "p1", PROBED, `S-${tenant}`)).idempotency_key;
+  // Its outcome is written in the background: let it land before the row is rewritten by hand.
+  await stack.service.services.tenants.outcomesWritten();
   await stack.service.services.store.pool.query(
     "UPDATE intent_records SET status = 'PENDING', deadline_at = now() - interval '1 minute' WHERE tenant = $1 AND key = $2",
     [tenant, stale],
