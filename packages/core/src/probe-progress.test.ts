@@ -38,6 +38,15 @@ describe("probeProgress: the rounds on record for the current attempt (issue 12)
     const events = [ev("outcome"), absent("key", 1), absent("key", 2), ev("resend"), ev("sent"), ev("outcome")];
     expect(probeProgress(events, ["key"])).toStrictEqual({ clean: 0, nextRound: 1, lastRoundAtEpochMs: null });
   });
+
+  it("an operator's resend starts a new attempt: the rounds before it do not count", () => {
+    const resent = ev("human_action", { action: "resend", fromStatus: "UNKNOWN", toStatus: "PENDING", attempt: 2 });
+    const events = [ev("outcome"), absent("key", 1), absent("key", 2), resent, ev("lease_expired")];
+    expect(probeProgress(events, ["key"])).toStrictEqual({ clean: 0, nextRound: 1, lastRoundAtEpochMs: null });
+    // Any other operator action (a note, a confirmation refused) is no new attempt.
+    const noted = ev("human_action", { action: "confirm_effect", fromStatus: "UNKNOWN" });
+    expect(probeProgress([ev("outcome"), absent("key", 1), noted], ["key"]).clean).toBe(1);
+  });
 });
 
 describe("a reconciliation interrupted by a crash continues where it stopped", () => {

@@ -20,14 +20,15 @@ export interface ProbeProgress {
  * events are written as soon as the round ends, so rounds survive a restart. A round counts as clean
  * when every probe kind in `counting` answered "absent" in it, with no failure, refusal, found or
  * foreign match; only the trailing run of clean rounds counts. Rounds before the attempt's last send
- * (or its outcome) are ignored.
+ * (or its outcome, or an operator's resend) are ignored.
  * @param events the record's timeline, oldest first.
  * @param counting the probe kinds whose "absent" counts (identity, and key while the key is retained).
  */
 export function probeProgress(events: readonly StoredIntentEvent[], counting: readonly ProbeKind[]): ProbeProgress {
   let start = 0;
   events.forEach((e, i) => {
-    if (ATTEMPT_BOUNDARIES.has(e.type)) start = i + 1;
+    // An operator's resend starts a new attempt too (its `human_action` event says `toStatus: PENDING`).
+    if (ATTEMPT_BOUNDARIES.has(e.type) || (e.type === "human_action" && e.data.toStatus === "PENDING")) start = i + 1;
   });
   const rounds = new Map<number, { absent: Set<string>; bad: boolean; at: number }>();
   for (const e of events.slice(start)) {
