@@ -9,7 +9,7 @@ import type { Clock } from "./clock.ts";
 import type { ConfirmationVerifier } from "./confirmations.ts";
 import type { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
-import type { IntentRecord, IntentStore, OperatorStore, PlanStep } from "./intent-store.ts";
+import type { IntentRecord, IntentStore, LeasedRecord, OperatorStore, PlanStep } from "./intent-store.ts";
 import type { OperatorActionInput, OperatorActionResult } from "./operator/index.ts";
 import type { ProbeRerunReport } from "./probe-rerun.ts";
 import type { ProbeOptions } from "./runtime.ts";
@@ -84,7 +84,12 @@ export interface Executor {
    *   if it is stale, its compare-and-set fails and the record is read again.
    * @throws Error when the record or its tool does not exist.
    */
-  reconcileKey(key: string, deadline: Deadline, trigger?: "call" | "sweeper", known?: IntentRecord): Promise<Envelope>;
+  reconcileKey(
+    key: string,
+    deadline: Deadline,
+    trigger?: "call" | "sweeper",
+    known?: IntentRecord | LeasedRecord,
+  ): Promise<Envelope>;
   /**
    * An operator action on a record waiting for a human, audited through `operatorStore` (default:
    * the executor's store, when it implements {@link OperatorStore}). See `resolveIntent` in operator/resolve.ts.

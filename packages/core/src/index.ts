@@ -63,6 +63,7 @@ export {
   type IntentRecord,
   type IntentStore,
   isOperatorStore,
+  type LeasedRecord,
   type NewIntentRecord,
   type OperatorApplyResult,
   type OperatorChange,

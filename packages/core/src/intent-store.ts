@@ -84,6 +84,14 @@ export interface IntentRecord {
   settlesAtEpochMs: number | null;
 }
 
+/**
+ * A record `claimStale` took: as it is now (UNKNOWN, leased until the new deadline), with the status
+ * it was taken from. Taken from PENDING, the current attempt has no probe round on record (rounds
+ * run only while a record is UNKNOWN, and every new attempt starts PENDING), so the sweeper need not
+ * read its timeline for them.
+ */
+export type LeasedRecord = IntentRecord & { previousStatus: "PENDING" | "UNKNOWN" };
+
 /** The key a record's current attempt sends on the wire: `sentKey`, else the record's key. */
 export function wireKey(record: Pick<IntentRecord, "key" | "sentKey">): string {
   return record.sentKey ?? record.key;
@@ -237,9 +245,10 @@ export interface IntentStore {
    * sweeper holds (`FOR UPDATE SKIP LOCKED`). `nowEpochMs` must be the store's clock
    * ({@link IntentStore.clockEpochMs} where implemented), never a replica's (rule 9). Each taken record is moved to UNKNOWN with
    * `deadlineEpochMs = leaseUntilEpochMs` (so no other sweeper takes it until then), version + 1,
-   * and a `lease_expired` (was PENDING) or `sweep` event.
+   * and a `lease_expired` (was PENDING) or `sweep` event. Each comes back as it is now, with the
+   * status it was taken from ({@link LeasedRecord}).
    */
-  claimStale(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Promise<IntentRecord[]>;
+  claimStale(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Promise<LeasedRecord[]>;
   /** Every record of a run, oldest first (creation time, then key). */
   listByRun(runId: string): Promise<IntentRecord[]>;
   /**

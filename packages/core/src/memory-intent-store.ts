@@ -6,6 +6,7 @@ import type {
   IntentPatch,
   IntentRecord,
   IntentStore,
+  LeasedRecord,
   NewIntentRecord,
   OperatorApplyResult,
   OperatorChange,
@@ -158,7 +159,7 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
     return this.#events.filter((e) => e.key === key).map((e) => structuredClone(e));
   }
 
-  async claimStale(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Promise<IntentRecord[]> {
+  async claimStale(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Promise<LeasedRecord[]> {
     // As on PostgreSQL, the caller passes the store's clock (the sweeper reads `clockEpochMs`).
     const now = options.nowEpochMs;
     const due = [...this.#records.values()]
@@ -186,7 +187,7 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
           data: { previousStatus: r.status, previousDeadlineEpochMs: r.deadlineEpochMs },
         },
       ]);
-      return structuredClone(next);
+      return { ...structuredClone(next), previousStatus: r.status as "PENDING" | "UNKNOWN" };
     });
   }
 

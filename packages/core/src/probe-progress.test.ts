@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { canon } from "./canon.ts";
 import { Deadline } from "./deadline.ts";
 import { AmbiguousError } from "./errors.ts";
@@ -7,6 +7,7 @@ import type { StoredIntentEvent } from "./intent-store.ts";
 import { MemoryIntentStore } from "./memory-intent-store.ts";
 import { probeProgress } from "./probe-progress.ts";
 import { FakeClock } from "./testing/fake-clock.ts";
+import { sweepStale } from "./sweeper.ts";
 import { defineTool } from "./tool.ts";
 
 let id = 0;
@@ -123,5 +124,54 @@ describe("a reconciliation interrupted by a crash continues where it stopped", (
     const probesBefore = t.probes();
     await t.executor.reconcileKey(key, Deadline.after(20_000, t.clock), "sweeper");
     expect(t.probes() - probesBefore).toBe(3);
+  });
+});
+
+describe("the sweeper reads a timeline only where rounds of the current attempt can be on record", () => {
+  it("taken from PENDING (a resend's process died): no timeline read, every round runs; taken from UNKNOWN: read", async () => {
+    const clock = new FakeClock();
+    const store = new MemoryIntentStore({ clock });
+    let probeFails = true;
+    let sends = 0;
+    const tool = defineTool({
+      name: "refund",
+      kind: "idempotent_by_key",
+      identity: { order: canon.upper },
+      timeoutMs: 1000,
+      invoke: async () => {
+        if (++sends <= 2) throw new AmbiguousError("read timeout", { code: "READ_TIMEOUT" });
+        return { ok: true };
+      },
+      probe: async () => {
+        if (probeFails) throw new Error("probe service down");
+        return null;
+      },
+    });
+    const first = createExecutor({ store, tools: [tool], clock, probe: { attempts: 1, spacingMs: 1000 } });
+    const executor = createExecutor({ store, tools: [tool], clock, probe: { attempts: 3, spacingMs: 1000 } });
+    const call = (stepId: string) =>
+      first.call({ runId: "r", stepId, tool: "refund", args: { order: stepId }, deadline: Deadline.after(10_000, clock) });
+    const resent = (await call("a")).idempotency_key;
+    const unknown = (await call("b")).idempotency_key;
+    // Both are UNKNOWN with a failed round 1 on record. "a" is then resent, and that process dies.
+    const a = (await store.get(resent))!;
+    await store.update(
+      resent,
+      a.version,
+      { status: "PENDING", attempt: 2, deadlineEpochMs: clock.nowEpochMs() + 1 },
+      [{ key: resent, type: "resend", atEpochMs: clock.nowEpochMs(), data: { attempt: 2 } }],
+      clock.nowEpochMs(),
+    );
+    probeFails = false;
+    clock.advance(60_000);
+    const reads = vi.spyOn(store, "listEvents");
+    const report = await sweepStale({ store, executor, limit: 10, budgetMs: 30_000 });
+    expect(report.taken).toBe(2);
+    expect(reads.mock.calls.map(([key]) => key)).toStrictEqual([unknown]);
+    const rounds = async (key: string) =>
+      (await store.listEvents(key)).filter((e) => e.type === "probe").map((e) => e.data.round);
+    // "a": three fresh rounds (none of its attempt was on record), then the same-key resend.
+    expect(await rounds(resent)).toStrictEqual([1, 1, 2, 3]);
+    expect(await store.get(resent)).toMatchObject({ status: "SUCCEEDED", attempt: 3 });
   });
 });

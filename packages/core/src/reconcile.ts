@@ -22,6 +22,9 @@ export type { ReconcileTrigger } from "./human-queue.ts";
  * window (rule 5b) — before it the record stays UNKNOWN and is due again when absence can be
  * conclusive; no evidence possible → `needs_human`; a failing probe is no evidence (stays UNKNOWN
  * for the sweeper). A `Retry-After` still running defers the resend. Never resends blindly.
+ * @param freshAttempt - the caller knows no probe round of the current attempt is on record (the
+ *   record has just left PENDING: its send's outcome, or a lease taken over), so the timeline is not
+ *   read for them. Implied by the `after_unknown` trigger.
  */
 export async function reconcile(
   rt: Runtime,
@@ -29,6 +32,7 @@ export async function reconcile(
   record: IntentRecord,
   deadline: Deadline,
   trigger: ReconcileTrigger,
+  freshAttempt = false,
 ): Promise<Envelope> {
   return inSpan(
     rt,
@@ -82,12 +86,15 @@ export async function reconcile(
       // a restarted executor goes on from there, but always runs at least one round now (issue 12).
       // Not where absence must be proof: there every deciding round runs after the settle window, by
       // the store's clock, and the rounds on record carry only a replica's clock.
-      const progress = needsProof
-        ? { clean: 0, nextRound: 1, lastRoundAtEpochMs: null }
-        : probeProgress(
-            await rt.store.listEvents(record.key),
-            counting.map(([kind]) => kind),
-          );
+      // Nor where the record has just left PENDING: rounds run only while it is UNKNOWN, and a new
+      // attempt starts PENDING, so none of this attempt's can be on record.
+      const progress =
+        needsProof || freshAttempt || trigger === "after_unknown"
+          ? { clean: 0, nextRound: 1, lastRoundAtEpochMs: null }
+          : probeProgress(
+              await rt.store.listEvents(record.key),
+              counting.map(([kind]) => kind),
+            );
       const skip = Math.min(progress.clean, rt.probe.attempts - 1);
       const events: IntentEvent[] = [];
       let allAbsent = counting.length > 0;

@@ -5,6 +5,7 @@ import type {
   IntentPatch,
   IntentRecord,
   IntentStore,
+  LeasedRecord,
   NewIntentRecord,
   PlanStep,
   StoredIntentEvent,
@@ -281,10 +282,12 @@ export class PrismaIntentStore implements IntentStore {
   }
 
   /** @inheritdoc */
-  async claimStale(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Promise<IntentRecord[]> {
+  async claimStale(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Promise<LeasedRecord[]> {
     if (options.limit <= 0) return [];
-    const rows = await this.#query(claimStaleSql(this.tenant, options));
-    return rows.map(toIntentRecord);
+    const rows = (await this.#query(claimStaleSql(this.tenant, options))) as (RecordRow & {
+      prev_status: "PENDING" | "UNKNOWN";
+    })[];
+    return rows.map((row) => ({ ...toIntentRecord(row), previousStatus: row.prev_status }));
   }
 
   /** Ends Prisma's client and the pool. Idempotent. */

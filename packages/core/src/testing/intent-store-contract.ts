@@ -236,9 +236,11 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
         deadlineEpochMs: lease,
         version: 2,
         updatedAtEpochMs: NOW,
+        previousStatus: "PENDING",
       });
-      expect(first[1]).toMatchObject({ status: "UNKNOWN", deadlineEpochMs: lease, version: 3 });
-      expect(await store.get(pendingOld.key)).toStrictEqual(first[0]);
+      expect(first[1]).toMatchObject({ status: "UNKNOWN", deadlineEpochMs: lease, version: 3, previousStatus: "UNKNOWN" });
+      const { previousStatus: _taken, ...leased } = first[0]!;
+      expect(await store.get(pendingOld.key)).toStrictEqual(leased);
 
       const rest = await store.claimStale({ nowEpochMs: NOW, limit: 10, leaseUntilEpochMs: lease });
       expect(rest.map((r) => r.key)).toStrictEqual([pendingLate.key]);
