@@ -80,6 +80,8 @@ const schema = z.object({
   TRISTATE_SWEEP_INTERVAL_MS: ms(5_000, 0, 3_600_000),
   /** Records one sweeper pass takes per tenant (reconciled 64 at a time). */
   TRISTATE_SWEEP_LIMIT: ms(1_000, 1, 10_000),
+  /** Sweeper rounds run at once while there is a backlog (`lanes` of `startSweepLoop`); an idle sweeper polls with one. */
+  TRISTATE_SWEEP_LANES: ms(2, 1, 16),
   /** Wait between rounds of the read side's background step (rollup refresh, archiving), ms; 0 disables it. */
   TRISTATE_ROLLUP_INTERVAL_MS: ms(5_000, 0, 3_600_000),
   /**

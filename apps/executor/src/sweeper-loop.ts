@@ -11,8 +11,9 @@ export interface SweeperLoop {
 /**
  * Runs the adaptive sweep loop (`startSweepLoop`): rounds of `sweepStale` passes, one per tenant in
  * turn, each with that tenant's executor and a claim filtered by its tenant (up to `limit` records
- * each). While rounds take records the next starts at once, so a backlog after a crash drains at the
- * rate passes run; when a round finds nothing the loop backs off up to `intervalMs` (0: no sweeper).
+ * each). While rounds take records the next starts at once, with up to `lanes − 1` more beside it, so
+ * a backlog after a crash drains at the rate passes run; when a round finds nothing the loop backs off
+ * up to `intervalMs` (0: no sweeper).
  * Several service replicas may run it on one database: records are taken with `FOR UPDATE SKIP
  * LOCKED`, so each is reconciled by one replica. Each pass's work is in the records' timelines
  * (`lease_expired`, `sweep`, probes, resends).
@@ -23,11 +24,14 @@ export function startSweeper(options: {
   limit: number;
   /** Records of one pass reconciled at once (their timeline reads and outcome writes are grouped). @default 64 */
   concurrency?: number;
+  /** Rounds run at once while there is a backlog (see `startSweepLoop`). @default 1 */
+  lanes?: number;
   logger: Logger;
 }): SweeperLoop {
   return startSweepLoop({
     tenants: () => options.tenants.list(),
     idleMs: options.intervalMs,
+    lanes: options.lanes ?? 1,
     pass: (tenant) =>
       sweepStale({
         store: options.tenants.store(tenant),

@@ -56,4 +56,38 @@ describe("startSweepLoop: adaptive rounds over the tenants", () => {
     await loop.stop();
     expect(errors).toEqual([null, "x"]);
   });
+
+  it("lanes: a backlog is drained by two rounds at once; an idle loop polls with one lane", async () => {
+    vi.useFakeTimers();
+    let backlog = 40; // records left; a pass takes up to 5 and takes 5 ms
+    let inFlight = 0;
+    let most = 0;
+    let idlePasses = 0;
+    const loop = startSweepLoop({
+      tenants: async () => ["a"],
+      idleMs: 40,
+      minIdleMs: 40,
+      lanes: 2,
+      pass: async () => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight--;
+        const taken = Math.min(5, backlog);
+        backlog -= taken;
+        if (taken === 0) idlePasses++;
+        return report(taken);
+      },
+    });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(backlog).toBe(0);
+    expect(most).toBe(2);
+    // Idle now: the extra lane ended at its first empty round; one lane polls every 40 ms (+5 ms pass).
+    const before = idlePasses;
+    await vi.advanceTimersByTimeAsync(450);
+    expect(idlePasses - before).toBe(10); // two lanes would poll 20 times
+    await loop.stop();
+    expect(inFlight).toBe(0);
+    expect(() => startSweepLoop({ tenants: async () => [], pass: async () => report(0), lanes: 0 })).toThrow(/lanes/);
+  });
 });

@@ -10,6 +10,13 @@ export interface SweepLoopOptions {
   idleMs?: number;
   /** First wait after a round that found nothing, ms; doubles up to `idleMs` while rounds stay empty. @default 50 */
   minIdleMs?: number;
+  /**
+   * Rounds run at once while there is a backlog (an integer ≥ 1). After a round that took records,
+   * extra lanes start (up to `lanes − 1`), each running rounds back to back until one takes nothing;
+   * an idle loop polls with one lane only. Passes of one tenant in two lanes take different records
+   * (`claimStale` skips locked rows and leases what it takes). @default 1
+   */
+  lanes?: number;
   /** Called with each pass's report (logging). */
   onReport?: (tenant: string, report: SweepReport) => void;
   /** Called when listing the tenants or a pass throws (the loop goes on). */
@@ -24,7 +31,8 @@ export interface SweepLoop {
 
 /**
  * The service's adaptive sweeper: rounds of passes, one pass per tenant in turn. While a round takes
- * records, the next starts at once (a backlog drains at the rate passes run); after a round that takes
+ * records, the next starts at once (a backlog drains at the rate passes run), and up to `lanes − 1`
+ * more rounds run beside it until they find nothing; after a round that takes
  * nothing it waits `minIdleMs`, doubling while rounds stay empty, up to `idleMs`. Several replicas may
  * run it on one database: `claimStale` locks with `FOR UPDATE SKIP LOCKED` and leases what it takes,
  * so each record is reconciled by one replica, and a record left UNKNOWN waits for its new lease (no spin).
@@ -32,10 +40,14 @@ export interface SweepLoop {
 export function startSweepLoop(options: SweepLoopOptions): SweepLoop {
   const idleMs = options.idleMs ?? 5_000;
   const minIdleMs = Math.min(options.minIdleMs ?? 50, Math.max(idleMs, 1));
+  const lanes = options.lanes ?? 1;
+  if (!Number.isInteger(lanes) || lanes < 1) throw new TypeError("startSweepLoop: lanes must be an integer ≥ 1");
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   let waitMs = 0;
+  /** The extra lanes running (each ends at its first round that takes nothing). */
+  const extra = new Set<Promise<void>>();
 
   /** One round over the tenants; resolves with the records taken. */
   const round = async (): Promise<number> => {
@@ -59,12 +71,22 @@ export function startSweepLoop(options: SweepLoopOptions): SweepLoop {
     }
     return taken;
   };
+  /** Starts extra lanes (a backlog): each runs rounds back to back until one takes nothing. */
+  const widen = () => {
+    while (!stopped && extra.size < lanes - 1) {
+      const lane: Promise<void> = (async () => {
+        while (!stopped && (await round()) > 0) {}
+      })().finally(() => extra.delete(lane));
+      extra.add(lane);
+    }
+  };
   const schedule = (ms: number) => {
     if (stopped) return;
     timer = setTimeout(() => {
       timer = null;
       running = round().then((taken) => {
         running = null;
+        if (taken > 0) widen();
         waitMs = taken > 0 ? 0 : Math.min(idleMs, Math.max(minIdleMs, waitMs * 2));
         schedule(waitMs);
       });
@@ -76,7 +98,7 @@ export function startSweepLoop(options: SweepLoopOptions): SweepLoop {
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
-      await running;
+      await Promise.all([running, ...extra]);
     },
   };
 }

@@ -20,9 +20,10 @@ import { z } from "zod";
 import type { PrismaIntentStore } from "../prisma-intent-store.ts";
 import { type LatencyFigures, latency } from "./harness.ts";
 
-/** The service's sweeper settings (TRISTATE_SWEEP_LIMIT's default, `startSweeper`'s concurrency). */
+/** The service's sweeper settings (TRISTATE_SWEEP_LIMIT's and TRISTATE_SWEEP_LANES' defaults, `startSweeper`'s concurrency). */
 export const SERVICE_LIMIT = 1000;
 export const SERVICE_CONCURRENCY = 64;
+export const SERVICE_LANES = 2;
 
 /** A drain's figures: records settled per second of wall time. */
 export interface DrainFigures {
@@ -113,7 +114,7 @@ export async function measurePassDrain(
 
 /**
  * Seeds `records` stale records and starts the service's adaptive loop (`startSweepLoop`, its
- * back-off up to 1 s); the drain time runs from the start until its passes report every record
+ * back-off up to 1 s, {@link SERVICE_LANES} lanes); the drain time runs from the start until its passes report every record
  * settled (then checked in the database).
  * @throws when the records are not settled within 10 minutes.
  */
@@ -135,6 +136,7 @@ export async function measureLoopDrain(
   const loop = startSweepLoop({
     tenants: async () => ["default"],
     idleMs: 1_000,
+    lanes: SERVICE_LANES,
     pass: async () => {
       passes++;
       const report = await sweepStale({ store, executor, limit: options.limit, concurrency: options.concurrency });
