@@ -35,12 +35,32 @@ const conc = (t: ThroughputFigures) => [
   f(t.processCpuMsPerOp),
 ];
 
-/** Ratios of one variant against the goals (sequential added latency over the INSERT p50; throughput over the floor's). */
-export function goalRatios(x: ExecutorFigures, floorSeq: LatencyFigures, floorConc: ThroughputFigures) {
+/**
+ * Ratios of one variant against the goals (sequential added latency over the INSERT p50; throughput
+ * over the floor's). `p99` subtracts the bare call's p99 (a tail measured in another phase, so it can
+ * come out negative); `p99Conservative` subtracts only the bare call's p50, charging the whole tail to
+ * the executor.
+ */
+export function goalRatios(
+  x: ExecutorFigures,
+  floorSeq: LatencyFigures,
+  floorConc: ThroughputFigures,
+  bareSeq: LatencyFigures,
+) {
   const p50 = x.added.p50 / floorSeq.p50;
   const p99 = x.added.p99 / floorSeq.p50;
+  const p99Conservative = (x.sequential.p99 - bareSeq.p50) / floorSeq.p50;
   const throughput = x.concurrent.perSecond / floorConc.perSecond;
-  return { p50, p50Met: p50 <= 1.2, p99, p99Met: p99 <= 3, throughput, throughputMet: throughput >= 1.5 };
+  return {
+    p50,
+    p50Met: p50 <= 1.2,
+    p99,
+    p99Met: p99 <= 3,
+    p99Conservative,
+    p99ConservativeMet: p99Conservative <= 3,
+    throughput,
+    throughputMet: throughput >= 1.5,
+  };
 }
 
 /** Prints the table and the verdicts; returns the JSON body. */
@@ -92,10 +112,10 @@ export function report(x: CoreFigures, concurrency: number): Record<string, unkn
   const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
   const goals: Record<string, ReturnType<typeof goalRatios>> = {};
   for (const [mode, e] of Object.entries(x.postgres)) {
-    const g = goalRatios(e, x.floorSeq, x.floorConc);
+    const g = goalRatios(e, x.floorSeq, x.floorConc, x.bareSeq);
     goals[mode] = g;
     console.log(
-      `  ${mode.padEnd(24)} p50 ${g.p50.toFixed(2)}× (${verdict(g.p50Met)})  p99 ${g.p99.toFixed(2)}× (${verdict(g.p99Met)})  throughput ${g.throughput.toFixed(2)}× (${verdict(g.throughputMet)})`,
+      `  ${mode.padEnd(24)} p50 ${g.p50.toFixed(2)}× (${verdict(g.p50Met)})  p99 ${g.p99.toFixed(2)}× (${verdict(g.p99Met)}; charging the whole tail: ${g.p99Conservative.toFixed(2)}×, ${verdict(g.p99ConservativeMet)})  throughput ${g.throughput.toFixed(2)}× (${verdict(g.throughputMet)})`,
     );
   }
   const embeddedGoals: Record<string, { p50: number; met: boolean }> = {};
