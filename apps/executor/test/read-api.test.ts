@@ -207,6 +207,13 @@ describe("intents, stale and runs over HTTP", () => {
     expect(new Set(seen)).toEqual(new Set(all));
     const found = await get("intents.list", { filters: { resolution: "found" } });
     expect(new Set(found.json.result.data.items.map((i: { key: string }) => i.key))).toEqual(new Set(seeded.found));
+    // `human`: any resolution a person chose (none here yet; the database test pages through many).
+    const anyHuman = await get("intents.list", { filters: { resolution: "human" } });
+    expect(anyHuman.status, JSON.stringify(anyHuman.json)).toBe(200);
+    expect(anyHuman.json.result.data.items).toEqual([]);
+    const badResolution = await get("intents.list", { filters: { resolution: "humans" } });
+    expect(badResolution.status).toBe(400);
+    expect(badResolution.json.error.data.field).toBe("filters.resolution");
     const human = await get("intents.list", { filters: { needsHuman: true, tool: "unsafe_refund" } });
     expect(human.json.result.data.items).toMatchObject([{ key: seeded.needsHuman, status: "UNKNOWN" }]);
     const forged = await get("intents.list", { cursor: "forged" });

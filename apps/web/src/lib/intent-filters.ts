@@ -7,9 +7,6 @@ export interface IntentListQuery {
   toEpochMs?: number;
 }
 
-/** The human resolutions grouped as "human confirmed" on the overview. */
-export const HUMAN_RESOLUTIONS = ["human_confirmed_effect", "human_confirmed_no_effect", "human_resent"] as const;
-
 /** The `/intents?…` link for these filters. */
 export function intentListHref(query: IntentListQuery): string {
   const params = new URLSearchParams();

@@ -20,13 +20,17 @@ export const MAX_LIST_LIMIT = 200;
 
 const text = filterTextSchema;
 
+/** The resolutions a person chose; the filter `resolution: "human"` means any of them. */
+const HUMAN_RESOLUTIONS = RESOLUTIONS.filter((r) => r.startsWith("human_"));
+
 /** Filters of {@link listIntents}; all optional, combined with AND. */
 export const intentFiltersSchema = z
   .object({
     /** Tools whose name contains this text (case-insensitive; `%` and `_` are plain characters). */
     tool: text.optional(),
     status: z.enum(INTENT_STATUSES).optional(),
-    resolution: z.enum(RESOLUTIONS).optional(),
+    /** One resolution, or `human`: any a person chose (human_confirmed_effect, human_confirmed_no_effect, human_resent). */
+    resolution: z.enum([...RESOLUTIONS, "human"]).optional(),
     needsHuman: z.boolean().optional(),
     runId: text.optional(),
     stepId: text.optional(),
@@ -115,7 +119,9 @@ export async function listIntents(
   // parameter cast to an enum cannot be proved at plan time.
   const and: Prisma.Sql[] = [];
   if (f.status !== undefined) and.push(Prisma.raw(`status = '${INTENT_STATUSES[INTENT_STATUSES.indexOf(f.status)]}'`));
-  if (f.resolution !== undefined)
+  if (f.resolution === "human")
+    and.push(Prisma.raw(`resolution IN (${HUMAN_RESOLUTIONS.map((r) => `'${r}'`).join(", ")})`));
+  else if (f.resolution !== undefined)
     and.push(Prisma.raw(`resolution = '${RESOLUTIONS[RESOLUTIONS.indexOf(f.resolution)]}'`));
   if (f.needsHuman !== undefined) and.push(Prisma.raw(f.needsHuman ? "needs_human" : "NOT needs_human"));
   if (f.runId !== undefined) and.push(Prisma.sql`run_id = ${f.runId}`);

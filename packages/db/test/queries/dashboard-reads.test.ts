@@ -220,6 +220,7 @@ describe("dashboard reads on 100 k records against plain queries (issue 14)", ()
     { tool: "tool_07" },
     { needsHuman: true },
     { resolution: "found" },
+    { resolution: "human" },
     { stepId: "step-2" },
   ];
   const conditionOf = (f: IntentFilters, values: unknown[]) => {
@@ -231,7 +232,8 @@ describe("dashboard reads on 100 k records against plain queries (issue 14)", ()
     if (f.status) add(`status = ?::"IntentStatus"`, f.status);
     if (f.tool) add("tool = ?", f.tool);
     if (f.needsHuman !== undefined) add("needs_human = ?", f.needsHuman);
-    if (f.resolution) add(`resolution = ?::"Resolution"`, f.resolution);
+    if (f.resolution === "human") parts.push("resolution::text LIKE 'human\\_%'");
+    else if (f.resolution) add(`resolution = ?::"Resolution"`, f.resolution);
     if (f.stepId) add("step_id = ?", f.stepId);
     return parts;
   };

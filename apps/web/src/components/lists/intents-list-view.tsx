@@ -1,6 +1,6 @@
 "use client";
 
-import { useQueries } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
@@ -10,7 +10,7 @@ import { useLiveInterval } from "~/components/live-refresh";
 import { ParamProblems } from "~/components/param-problems";
 import { ErrorState, Loading, NoResults } from "~/components/states";
 import { useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
-import { HUMAN_RESOLUTIONS, intentListHref } from "~/lib/intent-filters";
+import { intentListHref } from "~/lib/intent-filters";
 import { isPreset, parseListWindow } from "~/lib/time-range";
 import { TOOL_FILTER_LABEL, TOOL_FILTER_MAX_LENGTH, toolFilter } from "~/lib/tool-filter";
 import { COMMON_PARAMS, checkParams, type ParamRule, withoutProblems } from "~/lib/url-params";
@@ -56,31 +56,24 @@ export function IntentsListView({ params }: { params: Record<string, string> }) 
     ...(STATUSES.includes(params.status as IntentStatus) ? { status: params.status as IntentStatus } : {}),
     ...span,
   };
-  const resolution = params.resolution;
-  const resolutions: (Resolution | undefined)[] =
-    resolution === "human"
-      ? [...HUMAN_RESOLUTIONS]
-      : RESOLUTIONS.includes(resolution as Resolution)
-        ? [resolution as Resolution]
-        : [undefined];
-  // Keyset paging (`?cursor=` from the previous page's `nextCursor`) when one query answers the filters.
-  const cursor = resolutions.length === 1 && params.cursor ? params.cursor : undefined;
-  const results = useQueries({
-    queries: resolutions.map((r) => ({
-      ...trpc.intents.list.queryOptions({
-        filters: { ...base, ...(r ? { resolution: r } : {}) },
-        limit: 200,
-        ...(cursor ? { cursor } : {}),
-        ...tenant.input,
-      }),
-      refetchInterval: live(30_000),
-    })),
+  const resolution = RESOLUTIONS.includes(params.resolution as Resolution | "human")
+    ? (params.resolution as Resolution | "human")
+    : undefined;
+  // Keyset paging: `?cursor=` from the previous page's `nextCursor` (one query answers every filter).
+  const cursor = params.cursor || undefined;
+  const result = useQuery({
+    ...trpc.intents.list.queryOptions({
+      filters: { ...base, ...(resolution ? { resolution } : {}) },
+      limit: 200,
+      ...(cursor ? { cursor } : {}),
+      ...tenant.input,
+    }),
+    refetchInterval: live(30_000),
   });
-  const error = results.find((r) => r.error)?.error;
-  const pending = results.some((r) => r.isPending);
-  const items = results.flatMap((r) => r.data?.items ?? []).sort((a, b) => b.createdAtEpochMs - a.createdAtEpochMs);
-  const more = results.some((r) => r.data?.nextCursor);
-  const nextCursor = resolutions.length === 1 ? results[0]?.data?.nextCursor : undefined;
+  const error = result.error;
+  const pending = result.isPending;
+  const items = result.data?.items ?? [];
+  const nextCursor = result.data?.nextCursor ?? undefined;
   const pageHref = (to: string | undefined) => {
     const query = new URLSearchParams(Object.entries(params).filter(([k]) => k !== "cursor"));
     if (to) query.set("cursor", to);
@@ -145,8 +138,6 @@ export function IntentsListView({ params }: { params: Record<string, string> }) 
           {cursor ? <Link href={pageHref(undefined)}>Newest records</Link> : null}
           {nextCursor ? <Link href={pageHref(nextCursor)}>Older records (next 200)</Link> : null}
         </nav>
-      ) : more ? (
-        <p className="muted small">Showing the newest 200 per filter; narrow the filters to see others.</p>
       ) : null}
     </>
   );
