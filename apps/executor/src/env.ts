@@ -91,7 +91,7 @@ const schema = z.object({
   TRISTATE_ARCHIVE_AFTER_MS: ms(0, 0, 10 * 365 * 86_400_000),
   /**
    * Answer a SUCCEEDED call before its outcome write lands, where that write is not durable anyway
-   * (the tool has a probe or dedupes by key): the claim is then the only write a call waits for
+   * (an `idempotent_by_key` tool: a lost write costs a deduplicated resend): the claim is then the only write a call waits for
    * (`backgroundOutcomes` of `createExecutor`; issue 13). This service's reads wait for the writes
    * it has in flight; another replica may see the record PENDING for that long. @default true
    */

@@ -147,4 +147,96 @@ describe("backgroundOutcomes: SUCCEEDED answered before its non-durable write la
     expect(answered).toMatchObject({ status: "FAILED_NO_EFFECT", retry_safe: true });
     expect(t.store.durability).toEqual([["FAILED_NO_EFFECT", true]]);
   });
+
+  it("a write that fails after the record's lease has passed is still tried again and lands (rule 10): SUCCEEDED in the log", async () => {
+    const t = setup();
+    t.store.lose = 1;
+    const slow = defineTool({
+      name: "slow_charge",
+      kind: "idempotent_by_key",
+      identity: { order: canon.upper },
+      timeoutMs: 5000,
+      invoke: async () => {
+        t.clock.advance(40_000); // the answer comes after the call's 30 s deadline (its lease)
+        return { ok: true };
+      },
+      probe: async () => null,
+    });
+    const lost: string[] = [];
+    const executor = createExecutor({
+      store: t.store,
+      tools: [slow],
+      clock: t.clock,
+      backgroundOutcomes: true,
+      onBackgroundWriteError: (_e, key) => lost.push(key),
+    });
+    const env = await executor.call({
+      runId: "late",
+      stepId: "s",
+      tool: "slow_charge",
+      args: { order: "o-2" },
+      deadline: Deadline.after(30_000, t.clock),
+    });
+    expect(env.status).toBe("SUCCEEDED");
+    await executor.outcomesWritten();
+    expect(lost).toEqual([]);
+    expect(await t.store.get(env.idempotency_key)).toMatchObject({ status: "SUCCEEDED" });
+  });
+});
+
+describe("only where the remote deduplicates a resend is a SUCCEEDED written in the background", () => {
+  // A lost write would leave PENDING; with a lookup that lags, the sweeper's probes find nothing, and
+  // without a deduplicated resend the record goes to a person (or, past a too short settle window,
+  // is resent): the agent was told SUCCEEDED. So these are written durably, before the answer.
+  const cases = [
+    ["unsafe, key probe, no settle window", { kind: "unsafe" as const }],
+    ["unsafe, key probe, settle window", { kind: "unsafe" as const, settleMs: 1000, resendWhenAbsent: true }],
+    [
+      "idempotent_by_key that may not be resent on absence",
+      { kind: "idempotent_by_key" as const, resendWhenAbsent: false },
+    ],
+  ] as const;
+  for (const [name, spec] of cases) {
+    it(`${name}: awaited and durable`, async () => {
+      const clock = new FakeClock();
+      const store = new SlowStore();
+      let release!: () => void;
+      store.hold = new Promise((resolve) => {
+        release = resolve;
+      });
+      const tool = defineTool({
+        name: "pay",
+        identity: { order: canon.upper },
+        timeoutMs: 5000,
+        ...spec,
+        invoke: async () => ({ ok: true }),
+        probe: async () => null, // the remote's lookup lags: it does not show the effect yet
+      });
+      const executor = createExecutor({ store, tools: [tool], clock, backgroundOutcomes: true });
+      let answered = false;
+      const call = executor
+        .call({ runId: "r", stepId: "s", tool: "pay", args: { order: "o-1" }, deadline: Deadline.after(30_000, clock) })
+        .then((env) => {
+          answered = true;
+          return env;
+        });
+      for (let i = 0; i < 20; i++) await Promise.resolve();
+      expect(answered).toBe(false); // not told SUCCEEDED before the log says so
+      release();
+      expect(await call).toMatchObject({ status: "SUCCEEDED" });
+      expect(store.durability).toEqual([["SUCCEEDED", true]]);
+    });
+  }
+
+  it("a keyed tool resent on absence (the remote dedupes): answered at once, written non-durably in the background", async () => {
+    const t = setup();
+    let release!: () => void;
+    t.store.hold = new Promise((resolve) => {
+      release = resolve;
+    });
+    expect((await t.call()).status).toBe("SUCCEEDED");
+    release();
+    await t.executor.outcomesWritten();
+    expect(t.store.durability).toEqual([["SUCCEEDED", false]]);
+  });
 });

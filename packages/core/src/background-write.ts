@@ -9,12 +9,15 @@ import type { Runtime } from "./runtime.ts";
 const BACKGROUND_RETRY_DELAYS_MS = [50, 100, 200, 400, 800];
 
 /**
- * A background outcome write (`writeOnce`: the compare-and-set with its late-answer handling): what the caller was already told must reach the log. A write that
- * throws is tried again ({@link BACKGROUND_RETRY_DELAYS_MS}) while the record's lease lasts — after
- * reading whether the failed statement committed after all (its answer lost with its connection).
- * When every try fails the record stays PENDING: the sweeper settles it after the lease by a probe or
- * a same-key resend the remote deduplicates (the tool has one or the other, or the write would not
- * be in the background), and `rt.onBackgroundWriteError` reports it. Never rejects.
+ * A background outcome write (`writeOnce`: the compare-and-set with its late-answer handling): what
+ * the caller was already told must reach the log. A write that throws is tried again
+ * ({@link BACKGROUND_RETRY_DELAYS_MS}) — after reading whether the failed statement committed after
+ * all (its answer lost with its connection) — also once the record's lease has passed: a sweeper that
+ * took the record over meanwhile makes the compare-and-set fail, and the late-answer path then
+ * records the effect this process holds proof of (rule 10). When every try fails the record stays
+ * PENDING (or the sweeper's UNKNOWN): the sweeper settles it by a probe or a same-key resend the
+ * remote deduplicates (only such tools write in the background: `lostOutcomeIsCheap`), and
+ * `rt.onBackgroundWriteError` reports it. Never rejects.
  */
 export async function writeInBackground(
   rt: Runtime,
@@ -26,7 +29,6 @@ export async function writeInBackground(
   for (let attempt = 0; attempt <= BACKGROUND_RETRY_DELAYS_MS.length; attempt++) {
     if (attempt > 0) {
       await new Promise((resolve) => setTimeout(resolve, BACKGROUND_RETRY_DELAYS_MS[attempt - 1]));
-      if (rt.clock.nowEpochMs() >= record.deadlineEpochMs) break; // the sweeper's turn now
       const current = await rt.store.get(record.key).catch(() => undefined);
       if (current === undefined) {
         lastError ??= new Error("the intent log is unreachable");

@@ -32,7 +32,9 @@ export interface ExecutorOptions {
   maxReconcileSweeps?: number;
   /**
    * Write every outcome durably (wait for the WAL flush). By default an outcome is written without
-   * waiting when losing it costs only a probe (the tool has a probe or the remote dedupes by key).
+   * waiting for the flush when losing it costs the sweeper no more than a resend the remote
+   * deduplicates (an `idempotent_by_key` tool resent on absence, or with no probe); an `unsafe` tool's
+   * outcomes, and every FAILED_NO_EFFECT, are durable.
    * @default false
    */
   durableOutcomes?: boolean;

@@ -371,10 +371,16 @@ export function foundAfterAbort(): IntentError {
 }
 
 /**
- * A lost outcome write leaves the record PENDING; the sweeper then reconciles it. That costs only a
- * probe when the tool has one, or a deduplicated resend when the remote honours keys; otherwise it
- * would cost a person, so such outcomes are written durably.
+ * A lost outcome write leaves the record PENDING; the sweeper then reconciles it. That is cheap only
+ * where the sweeper ends SUCCEEDED on its own whatever the remote's lookups show: the remote
+ * deduplicates a same-key resend (`idempotent_by_key`, resent on absence, or no probe at all), so a
+ * probe that lags or misses the effect costs one deduplicated resend. Elsewhere (an `unsafe` tool; a
+ * keyed tool that may not be resent on absence) a lagging probe would send the record to a person —
+ * who could then declare absent an effect the agent was told SUCCEEDED — or, past a settle window
+ * shorter than the remote's real lag, resend it: such outcomes are written durably, and never in the
+ * background (DESIGN.md rule 5; the attack review of issue 13).
  */
-function lostOutcomeIsCheap(tool: AnyTool): boolean {
-  return Boolean(tool.probe || tool.probeByIdentity || tool.kind === "idempotent_by_key");
+export function lostOutcomeIsCheap(tool: AnyTool): boolean {
+  const probed = Boolean(tool.probe || tool.probeByIdentity);
+  return tool.kind === "idempotent_by_key" && (tool.resendWhenAbsent || !probed);
 }
