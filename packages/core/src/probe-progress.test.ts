@@ -6,8 +6,8 @@ import { createExecutor } from "./executor.ts";
 import type { StoredIntentEvent } from "./intent-store.ts";
 import { MemoryIntentStore } from "./memory-intent-store.ts";
 import { probeProgress } from "./probe-progress.ts";
-import { FakeClock } from "./testing/fake-clock.ts";
 import { sweepStale } from "./sweeper.ts";
+import { FakeClock } from "./testing/fake-clock.ts";
 import { defineTool } from "./tool.ts";
 
 let id = 0;
@@ -150,7 +150,13 @@ describe("the sweeper reads a timeline only where rounds of the current attempt 
     const first = createExecutor({ store, tools: [tool], clock, probe: { attempts: 1, spacingMs: 1000 } });
     const executor = createExecutor({ store, tools: [tool], clock, probe: { attempts: 3, spacingMs: 1000 } });
     const call = (stepId: string) =>
-      first.call({ runId: "r", stepId, tool: "refund", args: { order: stepId }, deadline: Deadline.after(10_000, clock) });
+      first.call({
+        runId: "r",
+        stepId,
+        tool: "refund",
+        args: { order: stepId },
+        deadline: Deadline.after(10_000, clock),
+      });
     const resent = (await call("a")).idempotency_key;
     const unknown = (await call("b")).idempotency_key;
     // Both are UNKNOWN with a failed round 1 on record. "a" is then resent, and that process dies.

@@ -238,7 +238,12 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
         updatedAtEpochMs: NOW,
         previousStatus: "PENDING",
       });
-      expect(first[1]).toMatchObject({ status: "UNKNOWN", deadlineEpochMs: lease, version: 3, previousStatus: "UNKNOWN" });
+      expect(first[1]).toMatchObject({
+        status: "UNKNOWN",
+        deadlineEpochMs: lease,
+        version: 3,
+        previousStatus: "UNKNOWN",
+      });
       const { previousStatus: _taken, ...leased } = first[0]!;
       expect(await store.get(pendingOld.key)).toStrictEqual(leased);
 
