@@ -135,6 +135,7 @@ test("bulk resolution: several queue records, each compare-and-set with its own 
   await page.getByRole("button", { name: "Settle the checked: it did not happen" }).click();
   const dialog = page.getByRole("dialog");
   await expect(dialog.getByTestId("bulk-item")).toHaveCount(3);
+  await expect(dialog.getByRole("heading", { level: 2 })).toHaveText(/ for 3 records\?$/);
   const shared = `bulk: nothing at the PSP (${randomUUID().slice(0, 8)})`;
   const own = `this one was checked by phone (${randomUUID().slice(0, 8)})`;
   await dialog.locator(`[data-key="${recs[0]!.key}"] textarea`).fill(shared);

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { TRPCClientError } from "@trpc/client";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { countOf } from "~/lib/format";
 import { actionLabel, actionUnavailable, toolCompensation } from "~/lib/status";
 import { winnerOf } from "~/lib/winner";
 import { useTRPC } from "~/trpc/react";
@@ -89,7 +90,8 @@ export function BulkDialog({
       queryClient.invalidateQueries({ queryKey: trpc.audit.list.queryKey() }),
     ]);
     const done = Object.values(next).filter((o) => o.kind === "done").length;
-    if (done === eligible.length) onDone(`${actionLabel(action)}: ${done} records resolved, each with its own reason.`);
+    if (done === eligible.length)
+      onDone(`${actionLabel(action)}: ${countOf(done, "record")} resolved, each with its own reason.`);
   }
 
   return (
@@ -102,7 +104,7 @@ export function BulkDialog({
     >
       <form onSubmit={submit}>
         <h2 id={titleId}>
-          {actionLabel(action)} for {eligible.length} records?
+          {actionLabel(action)} for {countOf(eligible.length, "record")}?
         </h2>
         <p>
           Each record is resolved on its own, only if nobody changed it since it was listed (its version), with the
@@ -111,7 +113,9 @@ export function BulkDialog({
         </p>
         {items.length > eligible.length ? (
           <p className="warning">
-            {items.length - eligible.length} selected records cannot take this action and are left out.
+            {items.length - eligible.length === 1
+              ? "1 selected record cannot take this action and is left out."
+              : `${items.length - eligible.length} selected records cannot take this action and are left out.`}
           </p>
         ) : null}
         <ol className="bulk-list">
