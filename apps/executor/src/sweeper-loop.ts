@@ -52,6 +52,12 @@ export function startSweeper(options: {
           "sweeper reconciled a record",
         );
       }
+      if (report.left.length > 0) {
+        options.logger.info(
+          { tenant, left: report.left.length, idempotency_keys: report.left.slice(0, 20) },
+          "sweeper left records for a later pass: their turn came with less than half of the pass's lease left",
+        );
+      }
     },
     onError(error, tenant) {
       if (tenant === null) options.logger.error({ err: error }, "sweeper pass failed: could not list the tenants");

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { startSweepLoop } from "./sweep-loop.ts";
 import type { SweepReport } from "./sweeper.ts";
 
-const report = (taken: number): SweepReport => ({ taken, results: [] });
+const report = (taken: number): SweepReport => ({ taken, results: [], left: [] });
 
 describe("startSweepLoop: adaptive rounds over the tenants", () => {
   afterEach(() => {
@@ -89,5 +89,30 @@ describe("startSweepLoop: adaptive rounds over the tenants", () => {
     await loop.stop();
     expect(inFlight).toBe(0);
     expect(() => startSweepLoop({ tenants: async () => [], pass: async () => report(0), lanes: 0 })).toThrow(/lanes/);
+  });
+
+  it("a hook that throws (a broken logger) does not end the loop, nor leave a rejection unhandled", async () => {
+    vi.useFakeTimers();
+    let passes = 0;
+    const loop = startSweepLoop({
+      tenants: async () => ["a"],
+      idleMs: 40,
+      minIdleMs: 40,
+      lanes: 2,
+      pass: async () => {
+        passes++;
+        if (passes % 2 === 0) throw new Error("pass failed");
+        return report(passes < 6 ? 1 : 0);
+      },
+      onReport: () => {
+        throw new Error("logger broke");
+      },
+      onError: () => {
+        throw new Error("logger broke again");
+      },
+    });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(passes).toBeGreaterThan(15); // still polling every 40 ms
+    await expect(loop.stop()).resolves.toBeUndefined();
   });
 });

@@ -14,12 +14,13 @@ export interface SweepLoopOptions {
    * Rounds run at once while there is a backlog (an integer ≥ 1). After a round that took records,
    * extra lanes start (up to `lanes − 1`), each running rounds back to back until one takes nothing;
    * an idle loop polls with one lane only. Passes of one tenant in two lanes take different records
-   * (`claimStale` skips locked rows and leases what it takes). @default 1
+   * (`claimStale` skips locked rows and leases what it takes, and a pass starts no record with less
+   * than half of its lease left, so none is taken again while it is reconciled). @default 1
    */
   lanes?: number;
   /** Called with each pass's report (logging). */
   onReport?: (tenant: string, report: SweepReport) => void;
-  /** Called when listing the tenants or a pass throws (the loop goes on). */
+  /** Called when listing the tenants, a pass or `onReport` throws (the loop goes on, also when this throws). */
   onError?: (error: unknown, tenant: string | null) => void;
 }
 
@@ -50,23 +51,35 @@ export function startSweepLoop(options: SweepLoopOptions): SweepLoop {
   const extra = new Set<Promise<void>>();
 
   /** One round over the tenants; resolves with the records taken. */
+  /** Reports an error; a hook that throws (a broken logger) must not end the loop. */
+  const reportError = (error: unknown, tenant: string | null) => {
+    try {
+      options.onError?.(error, tenant);
+    } catch {}
+  };
   const round = async (): Promise<number> => {
     let tenants: string[];
     try {
       tenants = await options.tenants();
     } catch (error) {
-      options.onError?.(error, null);
+      reportError(error, null);
       return 0;
     }
     let taken = 0;
     for (const tenant of tenants) {
       if (stopped) break;
+      let report: SweepReport;
       try {
-        const report = await options.pass(tenant);
-        taken += report.taken;
+        report = await options.pass(tenant);
+      } catch (error) {
+        reportError(error, tenant);
+        continue;
+      }
+      taken += report.taken;
+      try {
         options.onReport?.(tenant, report);
       } catch (error) {
-        options.onError?.(error, tenant);
+        reportError(error, tenant);
       }
     }
     return taken;

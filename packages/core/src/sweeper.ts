@@ -23,6 +23,11 @@ export interface SweepReport {
   taken: number;
   /** Envelope per key after reconciliation. */
   results: { key: string; envelope?: Envelope; error?: string }[];
+  /**
+   * Keys of taken records left alone: their turn came with less than half of the pass's lease left
+   * (slow probes ahead of them). They are due again when the lease passes, for a pass of their own.
+   */
+  left: string[];
 }
 
 /**
@@ -32,6 +37,11 @@ export interface SweepReport {
  * settles a record (field case T30): without evidence it stays UNKNOWN, and after the executor's
  * `maxReconcileSweeps` passes it goes to the human queue.
  * Errors of one record are reported, not thrown, so one bad record cannot stop the pass.
+ *
+ * The whole pass holds one lease (`budgetMs` from the claim): each record is reconciled within what
+ * is left of it, and a record whose turn comes with less than half of it left is not started
+ * (`left`), so that no other pass — another replica's, another lane's — takes it while it is being
+ * reconciled, and no record is judged on a budget too short to probe.
  */
 export async function sweepStale(options: SweepOptions): Promise<SweepReport> {
   const limit = options.limit ?? 50;
@@ -40,21 +50,30 @@ export async function sweepStale(options: SweepOptions): Promise<SweepReport> {
   if (!(budgetMs >= 3000)) throw new TypeError("sweepStale: budgetMs must be at least 3000 ms");
   const clock = options.executor.clock;
   // Staleness and the sweeper's lease are judged by the store's clock, never this replica's (rule 9).
+  // The lease runs from `now` in the store's clock; measured here from before that read (monotonic, so
+  // a skewed or stepped replica clock cannot stretch it).
+  const leaseStart = performance.now();
   const now = options.store.clockEpochMs ? await options.store.clockEpochMs() : clock.nowEpochMs();
   const taken = await options.store.claimStale({ nowEpochMs: now, limit, leaseUntilEpochMs: now + budgetMs });
   const concurrency = options.concurrency ?? 8;
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw new TypeError("sweepStale: concurrency must be an integer ≥ 1");
   const results: SweepReport["results"] = [];
+  const left: string[] = [];
   let next = 0;
   const worker = async () => {
     while (next < taken.length) {
       const record = taken[next++]!;
+      const remainingMs = budgetMs - (performance.now() - leaseStart);
+      if (remainingMs < budgetMs / 2) {
+        left.push(record.key);
+        continue;
+      }
       try {
         // The leased row as claimStale returned it: no second read (a stale copy fails its compare-and-set).
         const envelope = await options.executor.reconcileKey(
           record.key,
-          Deadline.after(budgetMs, clock),
+          Deadline.after(remainingMs, clock),
           "sweeper",
           record,
         );
@@ -65,5 +84,5 @@ export async function sweepStale(options: SweepOptions): Promise<SweepReport> {
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, taken.length) }, worker));
-  return { taken: taken.length, results };
+  return { taken: taken.length, results, left };
 }
