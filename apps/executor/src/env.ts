@@ -82,6 +82,13 @@ const schema = z.object({
   TRISTATE_SWEEP_LIMIT: ms(1_000, 1, 10_000),
   /** Sweeper rounds run at once while there is a backlog (`lanes` of `startSweepLoop`); an idle sweeper polls with one. */
   TRISTATE_SWEEP_LANES: ms(2, 1, 16),
+  /**
+   * Records of one sweeper pass reconciled at once (each lane's): the bound on concurrent probes and
+   * resends per replica and lane. Records whose probes find nothing run every probe round
+   * (TRISTATE_PROBE_ATTEMPTS, TRISTATE_PROBE_SPACING_MS apart), so a backlog of them drains at about
+   * lanes × this ÷ (attempts × spacing) records per second.
+   */
+  TRISTATE_SWEEP_CONCURRENCY: ms(64, 1, 1024),
   /** Wait between rounds of the read side's background step (rollup refresh, archiving), ms; 0 disables it. */
   TRISTATE_ROLLUP_INTERVAL_MS: ms(5_000, 0, 3_600_000),
   /**

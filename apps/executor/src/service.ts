@@ -123,6 +123,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
     intervalMs: env.TRISTATE_SWEEP_INTERVAL_MS,
     limit: env.TRISTATE_SWEEP_LIMIT,
     lanes: env.TRISTATE_SWEEP_LANES,
+    concurrency: env.TRISTATE_SWEEP_CONCURRENCY,
     logger,
   });
   // Rollups for stats.overview and retention (issue 14): a background step, never on a call's path.

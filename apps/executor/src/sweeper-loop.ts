@@ -32,13 +32,33 @@ export function startSweeper(options: {
     tenants: () => options.tenants.list(),
     idleMs: options.intervalMs,
     lanes: options.lanes ?? 1,
-    pass: (tenant) =>
-      sweepStale({
+    async pass(tenant) {
+      const started = performance.now();
+      const report = await sweepStale({
         store: options.tenants.store(tenant),
         executor: options.tenants.executor(tenant),
         limit: options.limit,
         concurrency: options.concurrency ?? 64,
-      }),
+      });
+      if (report.taken > 0) {
+        // One line per pass for an operator watching a backlog drain (the records have their own lines).
+        const count = (status: string) => report.results.filter((r) => r.envelope?.status === status).length;
+        options.logger.info(
+          {
+            tenant,
+            taken: report.taken,
+            succeeded: count("SUCCEEDED"),
+            failed_no_effect: count("FAILED_NO_EFFECT"),
+            unknown: count("UNKNOWN"),
+            errors: report.results.filter((r) => r.error !== undefined).length,
+            left: report.left.length,
+            duration_ms: Math.round(performance.now() - started),
+          },
+          "sweeper pass",
+        );
+      }
+      return report;
+    },
     onReport(tenant, report) {
       for (const r of report.results) {
         options.logger.info(

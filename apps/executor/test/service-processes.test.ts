@@ -100,8 +100,20 @@ it("two service processes and their sweepers on one database: each stale record 
     }
   }
   const postsBefore = remote.posts;
-  await Promise.all([start(env), start(env)]);
+  const logged = { ...env, LOG_LEVEL: "info" };
+  const services = await Promise.all([start(logged), start(logged)]);
   await until("every stale record settled", async () => (await counts(store)).SUCCEEDED === 30);
+  // Each pass that took records logs one summary line: between them they took each record once.
+  const passes = services.flatMap((p) =>
+    p
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"msg":"sweeper pass"'))
+      .map((line) => JSON.parse(line) as { taken: number; succeeded: number; left: number; duration_ms: number }),
+  );
+  expect(passes.reduce((n, p) => n + p.taken, 0)).toBe(30);
+  expect(passes.reduce((n, p) => n + p.succeeded, 0)).toBe(30);
+  expect(passes.every((p) => p.left === 0 && p.duration_ms >= 0)).toBe(true);
   for (const key of keys) {
     const events = await store.listEvents(key);
     expect(events.filter((e) => e.type === "lease_expired")).toHaveLength(1);

@@ -38,8 +38,8 @@ const conc = (t: ThroughputFigures) => [
 /**
  * Ratios of one variant against the goals (sequential added latency over the INSERT p50; throughput
  * over the floor's). `p99` subtracts the bare call's p99 (a tail measured in another phase, so it can
- * come out negative); `p99Conservative` subtracts only the bare call's p50, charging the whole tail to
- * the executor.
+ * come out negative: informative only); `p99Conservative` subtracts only the bare call's p50, charging
+ * the whole tail to the executor, and decides the p99 verdict (`p99Met`).
  */
 export function goalRatios(
   x: ExecutorFigures,
@@ -55,9 +55,8 @@ export function goalRatios(
     p50,
     p50Met: p50 <= 1.2,
     p99,
-    p99Met: p99 <= 3,
     p99Conservative,
-    p99ConservativeMet: p99Conservative <= 3,
+    p99Met: p99Conservative <= 3,
     throughput,
     throughputMet: throughput >= 1.5,
   };
@@ -107,7 +106,7 @@ export function report(x: CoreFigures, concurrency: number): Record<string, unkn
   );
   console.log(`load average at start ${x.load.start?.join(" ") ?? "n/a"}, at end ${x.load.end?.join(" ") ?? "n/a"}`);
   console.log(
-    `Goals (PostgreSQL). Sequential: added latency over the raw INSERT commit p50 (≤ 1.2× at p50, ≤ 3× at p99); ${concurrency} concurrent: calls/s over the raw INSERT loop's rows/s (≥ 1.5×).`,
+    `Goals (PostgreSQL). Sequential: added latency over the raw INSERT commit p50 (≤ 1.2× at p50; at p99 ≤ 3×, the call's p99 minus the bare call's p50); ${concurrency} concurrent: calls/s over the raw INSERT loop's rows/s (≥ 1.5×). One run decides; under load the verdicts move (BENCHMARKS.md).`,
   );
   const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
   const goals: Record<string, ReturnType<typeof goalRatios>> = {};
@@ -115,7 +114,7 @@ export function report(x: CoreFigures, concurrency: number): Record<string, unkn
     const g = goalRatios(e, x.floorSeq, x.floorConc, x.bareSeq);
     goals[mode] = g;
     console.log(
-      `  ${mode.padEnd(24)} p50 ${g.p50.toFixed(2)}× (${verdict(g.p50Met)})  p99 ${g.p99.toFixed(2)}× (${verdict(g.p99Met)}; charging the whole tail: ${g.p99Conservative.toFixed(2)}×, ${verdict(g.p99ConservativeMet)})  throughput ${g.throughput.toFixed(2)}× (${verdict(g.throughputMet)})`,
+      `  ${mode.padEnd(24)} p50 ${g.p50.toFixed(2)}× (${verdict(g.p50Met)})  p99 ${g.p99Conservative.toFixed(2)}× charging the whole tail (${verdict(g.p99Met)}; p99 − bare p99: ${g.p99.toFixed(2)}×)  throughput ${g.throughput.toFixed(2)}× (${verdict(g.throughputMet)})`,
     );
   }
   const embeddedGoals: Record<string, { p50: number; met: boolean }> = {};

@@ -169,7 +169,7 @@ describe("crash recovery: executor process SIGKILLed mid-call, restarted executo
         await expectInFlightUntouched(executor, orphan.deadlineEpochMs);
 
         // Before the lease passes the sweeper takes nothing.
-        expect(await sweepStale({ store, executor })).toEqual({ taken: 0, results: [] });
+        expect(await sweepStale({ store, executor })).toEqual({ taken: 0, results: [], left: [] });
 
         await sleepPast(orphan.deadlineEpochMs);
         const report = await sweepStale({ store, executor });
@@ -182,7 +182,7 @@ describe("crash recovery: executor process SIGKILLed mid-call, restarted executo
         await expectRecovered(point);
 
         // Nothing is left for a second pass.
-        expect(await sweepStale({ store, executor })).toEqual({ taken: 0, results: [] });
+        expect(await sweepStale({ store, executor })).toEqual({ taken: 0, results: [], left: [] });
         await expectReplay(executor);
       });
 
