@@ -86,9 +86,10 @@ export interface IntentRecord {
 
 /**
  * A record `claimStale` took: as it is now (UNKNOWN, leased until the new deadline), with the status
- * it was taken from. Taken from PENDING, the current attempt has no probe round on record (rounds
- * run only while a record is UNKNOWN, and every new attempt starts PENDING), so the sweeper need not
- * read its timeline for them.
+ * it was taken from. Taken from PENDING, the current attempt has no probe round of its own on record
+ * (rounds run while a record is UNKNOWN, and every new attempt starts PENDING; only a reconciler past
+ * its lease could still append a stray one), so the sweeper starts its rounds afresh without reading
+ * the timeline: that can only add rounds, never skip one.
  */
 export type LeasedRecord = IntentRecord & { previousStatus: "PENDING" | "UNKNOWN" };
 

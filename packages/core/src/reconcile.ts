@@ -86,8 +86,9 @@ export async function reconcile(
       // a restarted executor goes on from there, but always runs at least one round now (issue 12).
       // Not where absence must be proof: there every deciding round runs after the settle window, by
       // the store's clock, and the rounds on record carry only a replica's clock.
-      // Nor where the record has just left PENDING: rounds run only while it is UNKNOWN, and a new
-      // attempt starts PENDING, so none of this attempt's can be on record.
+      // Nor where the record has just left PENDING: rounds run while it is UNKNOWN, and a new attempt
+      // starts PENDING, so none of this attempt's is on record (bar a stray one from a reconciler past
+      // its lease); starting afresh can only add rounds.
       const progress =
         needsProof || freshAttempt || trigger === "after_unknown"
           ? { clean: 0, nextRound: 1, lastRoundAtEpochMs: null }
