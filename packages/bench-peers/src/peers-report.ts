@@ -33,7 +33,7 @@ export function peersTable(run: PeersRun): string {
     ),
   ];
   const s = run.server;
-  return `${lines.join("\n")}\n\nRun ${new Date().toISOString().slice(0, 16)}Z: PostgreSQL ${s.server_version?.split(" ")[0] ?? "?"} (fsync ${s.fsync}, synchronous_commit ${s.synchronous_commit}, ${s.wal_sync_method}), Node ${run.node}, DBOS Transact ${run.dbos}; ${run.settings.sequentialIterations} sequential samples per variant in alternating blocks of ${run.settings.block} after a warm-up, ${run.settings.seconds} s per concurrent phase; load average ${run.load.start?.[0] ?? "?"} at the start, ${run.load.end?.[0] ?? "?"} at the end (2 cores, shared).`;
+  return `${lines.join("\n")}\n\nRun ${new Date().toISOString().slice(0, 16)}Z: PostgreSQL ${s.server_version?.split(" ")[0] ?? "?"} (fsync ${s.fsync}, synchronous_commit ${s.synchronous_commit}, ${s.wal_sync_method}), Node ${run.node}, DBOS Transact ${run.dbos}; ${run.settings.sequentialIterations} sequential samples per variant in alternating blocks of ${run.settings.block} after a warm-up, both databases vacuumed between blocks as autovacuum would (it is off on this server), ${run.settings.seconds} s per concurrent phase; load average ${run.load.start?.[0] ?? "?"} at the start, ${run.load.end?.[0] ?? "?"} at the end (2 cores, shared).`;
 }
 
 /**

@@ -26,6 +26,7 @@ import {
   loadAverage,
   sequential,
   type ThroughputFigures,
+  vacuumLikeAutovacuum,
 } from "@tristate/db/bench";
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
@@ -139,8 +140,17 @@ async function main(): Promise<void> {
       { name: `DBOS ${DBOS_VERSION}, 11-step workflow`, steps: 11, op: () => elevenSteps(`e-${n++}`) },
     ];
 
+    // Autovacuum is off on the test server: between blocks (untimed) both databases get what it would
+    // do, so neither side's update-heavy tables slow it down as their dead rows pile up.
+    const dbosAdmin = new pg.Client(parseIntoClientConfig(inDatabase(db.url, dbosDb)));
+    await dbosAdmin.connect();
+    const vacuum = async () => {
+      await vacuumLikeAutovacuum((text) => admin.query(text));
+      await vacuumLikeAutovacuum((text) => dbosAdmin.query(text));
+    };
     // Warm-up (JIT, prepared statements, pools), then sequential samples in alternating blocks.
     for (const v of variants) await sequential(0, Math.max(100, SEQ / 10), (i) => v.op(0, i));
+    await vacuum();
     const samples = variants.map(() => [] as number[]);
     for (let done = 0; done < SEQ; done += BLOCK) {
       for (const [k, v] of variants.entries()) {
@@ -150,15 +160,18 @@ async function main(): Promise<void> {
           samples[k]!.push(performance.now() - t);
         }
       }
+      await vacuum();
       if (done % 500 === 0)
         console.log(`sequential ${done}/${SEQ} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
     }
     const figures: PeerFigures[] = [];
     for (const [k, v] of variants.entries()) {
+      await vacuum();
       const c = await concurrent(CONCURRENCY, SECONDS, v.op);
       figures.push({ name: v.name, steps: v.steps, sequential: latency(samples[k]!), concurrent: c });
       console.log(`${v.name}: concurrent done`);
     }
+    await dbosAdmin.end();
     load.end = loadAverage();
     await writeReport({
       figures,

@@ -33,6 +33,7 @@ import {
   loadAverage,
   sequential,
   startRemote,
+  vacuumLikeAutovacuum,
 } from "./harness.ts";
 import { measureSweeper, type SweeperFigures } from "./sweeper-drain.ts";
 
@@ -62,7 +63,7 @@ async function measureExecutors<M extends Mode>(
   stores: Partial<Record<M, PrismaIntentStore>>,
   tool: AnyTool,
   bare: LatencyFigures,
-  options: { seq: number; workers: number; modes: readonly M[] },
+  options: { seq: number; workers: number; modes: readonly M[]; vacuum: () => Promise<unknown> },
 ): Promise<Record<M, ExecutorFigures>> {
   const { modes } = options;
   const executors = Object.fromEntries(
@@ -93,6 +94,7 @@ async function measureExecutors<M extends Mode>(
   };
   const warmup = Math.max(200, Math.floor(options.seq / 4));
   for (const mode of modes) await sequential(0, warmup, () => one(mode));
+  await options.vacuum();
   const block = 100;
   const samples = Object.fromEntries(modes.map((m) => [m, [] as number[]])) as Record<M, number[]>;
   for (let done = 0; done < options.seq; done += block) {
@@ -103,10 +105,12 @@ async function measureExecutors<M extends Mode>(
         samples[mode].push(performance.now() - t);
       }
     }
+    await options.vacuum(); // between blocks, untimed
   }
   const out = {} as Record<M, ExecutorFigures>;
   for (const mode of modes) {
     const seq = latency(samples[mode]);
+    await options.vacuum();
     const conc = await concurrent(options.workers, SECONDS, (w) => one(mode, `${runId}-w${w}`));
     out[mode] = { sequential: seq, added: { p50: seq.p50 - bare.p50, p99: seq.p99 - bare.p99 }, concurrent: conc };
   }
@@ -167,7 +171,12 @@ async function main(): Promise<void> {
         { async: store, durable: store, background: store, "async, no group commit": ungrouped },
         tool,
         bareSeq,
-        { seq: SEQ, workers: CONCURRENCY, modes: PG_MODES },
+        {
+          seq: SEQ,
+          workers: CONCURRENCY,
+          modes: PG_MODES,
+          vacuum: () => vacuumLikeAutovacuum((text) => store.pool.query(text)),
+        },
       );
     } finally {
       await ungrouped.close();
@@ -206,7 +215,12 @@ async function main(): Promise<void> {
             { async: embedded.store, background: embedded.store, durable: embedded.store },
             tool,
             bareSeq,
-            { seq: EMBEDDED_SEQ, workers: CONCURRENCY, modes: ["async", "background", "durable"] as const },
+            {
+              seq: EMBEDDED_SEQ,
+              workers: CONCURRENCY,
+              modes: ["async", "background", "durable"] as const,
+              vacuum: () => vacuumLikeAutovacuum((text) => embedded.store.pool.query(text)),
+            },
           ),
         );
       } finally {
