@@ -1,7 +1,14 @@
 import { readdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { type AnyTool, createConfirmationTokens, createExecutor, DEFAULT_TENANT } from "@tristate/core";
-import { ApiKeyStore, DashboardSessionStore, MIGRATIONS_DIR, openDatabase, startReadModelLoop } from "@tristate/db";
+import {
+  ApiKeyStore,
+  DashboardSessionStore,
+  MIGRATIONS_DIR,
+  openDatabase,
+  startReadModelLoop,
+  startVacuumLoop,
+} from "@tristate/db";
 import { loadCatalog } from "./catalog/load.ts";
 import { closeMcpUpstreams } from "./catalog/mcp-tool.ts";
 import type { Env } from "./env.ts";
@@ -137,6 +144,14 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
           onError: (err, step) => logger.error({ err, step }, "read model step failed"),
         })
       : null;
+  // The embedded database has no autovacuum: what it would do, every minute (every outcome write
+  // leaves a dead row, and the hot path slows as they pile up). A server's own autovacuum does this.
+  const vacuum = db.embedded
+    ? startVacuumLoop((text) => db.store.pool.query(text), {
+        onError: (err) => logger.error({ err }, "vacuum of the embedded database failed"),
+        onVacuum: (tables) => logger.debug({ tables }, "vacuumed the embedded database"),
+      })
+    : null;
   const { port } = http.server.address() as AddressInfo;
   const url = `http://${env.HOST.includes(":") ? `[${env.HOST}]` : env.HOST}:${port}`;
   logger.info(
@@ -172,6 +187,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
           new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now())).unref()),
         ]);
         await readModel?.stop();
+        await vacuum?.stop();
         await closeMcpUpstreams(tools);
         await db.close();
         await telemetry.shutdown();

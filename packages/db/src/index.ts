@@ -46,3 +46,4 @@ export {
 } from "./run-abort-audit.ts";
 export { createTestDatabase, type TestDatabase } from "./test-database.ts";
 export { isTransientDatabaseError } from "./transient.ts";
+export { type RunSql, startVacuumLoop, type VacuumLoop, vacuumDeadRows } from "./vacuum.ts";

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { type AnyTool, callHttp, canon, type Deadline, defineTool } from "@tristate/core";
 import { z } from "zod";
+import { vacuumDeadRows } from "../vacuum.ts";
 
 /** Latency summary of one sequential phase, ms. */
 export interface LatencyFigures {
@@ -105,28 +106,13 @@ export async function concurrent(
   };
 }
 
-/** Runs one SQL text (a `pg` pool's or client's `query`). */
-export type RunSql = (text: string) => Promise<{ rows: unknown[] }>;
-
 /**
  * What autovacuum would have done by now, on a server where it does not run (this machine's test
- * server has `autovacuum = off`; PGlite has no autovacuum): `VACUUM ANALYZE` of each table whose dead
- * rows exceed autovacuum's default threshold — 50 + 20 % of its live rows
- * (`autovacuum_vacuum_threshold`, `autovacuum_vacuum_scale_factor`). Without it, every update-heavy
- * variant (Tristate's outcome writes, DBOS's status updates) slows down as its dead rows pile up
- * (measured: `executor.call` p50 1.35 → 2.12 ms over 6,000 calls, 0.92 ms after a VACUUM), while the
- * insert-only floor does not. Callers run it between blocks of samples, untimed.
- * @returns the tables vacuumed.
+ * server has `autovacuum = off`; PGlite has none): {@link vacuumDeadRows}. Without it every
+ * update-heavy variant (Tristate's outcome writes, DBOS's status updates) slows as its dead rows pile
+ * up, while the insert-only floor does not. Callers run it between blocks of samples, untimed.
  */
-export async function vacuumLikeAutovacuum(query: RunSql): Promise<string[]> {
-  const { rows } = await query(
-    `SELECT quote_ident(schemaname) || '.' || quote_ident(relname) AS name FROM pg_stat_user_tables
-     WHERE n_dead_tup > 50 + 0.2 * n_live_tup`,
-  );
-  const names = (rows as { name: string }[]).map((r) => r.name);
-  for (const name of names) await query(`VACUUM ANALYZE ${name}`);
-  return names;
-}
+export const vacuumLikeAutovacuum = vacuumDeadRows;
 
 /** Resolves after `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
