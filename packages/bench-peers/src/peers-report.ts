@@ -24,14 +24,31 @@ export function peersTable(run: PeersRun): string {
   const floor = run.figures[0]!;
   const f = (ms: number) => ms.toFixed(3);
   const r = (x: number) => Math.round(x).toLocaleString("en-US");
-  const lines = [
-    `| variant | p50 ms | p99 ms | p50 / floor | ${run.settings.concurrency} concurrent /s | / floor | node CPU ms/op |`,
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ...run.figures.map(
-      (x) =>
-        `| ${x.name} | ${f(x.sequential.p50)} | ${f(x.sequential.p99)} | ${(x.sequential.p50 / floor.sequential.p50).toFixed(2)}× | ${r(x.concurrent.perSecond)} | ${(x.concurrent.perSecond / floor.concurrent.perSecond).toFixed(2)}× | ${x.concurrent.processCpuMsPerOp.toFixed(3)} |`,
-    ),
+  const header = [
+    "variant",
+    "p50 ms",
+    "p99 ms",
+    "p50 / floor",
+    `${run.settings.concurrency} concurrent /s`,
+    "/ floor",
+    "node CPU ms/op",
   ];
+  const rows = run.figures.map((x) => [
+    x.name,
+    f(x.sequential.p50),
+    f(x.sequential.p99),
+    `${(x.sequential.p50 / floor.sequential.p50).toFixed(2)}×`,
+    r(x.concurrent.perSecond),
+    `${(x.concurrent.perSecond / floor.concurrent.perSecond).toFixed(2)}×`,
+    x.concurrent.processCpuMsPerOp.toFixed(3),
+  ]);
+  // Aligned as the repository's formatter (biome) writes markdown tables: the first column left, the
+  // figures right, so a run leaves BENCHMARKS.md formatted.
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c]!.length)));
+  const cells = (row: string[]) =>
+    `| ${row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join(" | ")} |`;
+  const rule = `| ${widths.map((w, c) => (c === 0 ? "-".repeat(w) : `${"-".repeat(w - 1)}:`)).join(" | ")} |`;
+  const lines = [cells(header), rule, ...rows.map(cells)];
   const s = run.server;
   return `${lines.join("\n")}\n\nRun ${new Date().toISOString().slice(0, 16)}Z: PostgreSQL ${s.server_version?.split(" ")[0] ?? "?"} (fsync ${s.fsync}, synchronous_commit ${s.synchronous_commit}, ${s.wal_sync_method}), Node ${run.node}, DBOS Transact ${run.dbos}; ${run.settings.sequentialIterations} sequential samples per variant in alternating blocks of ${run.settings.block} after a warm-up, both databases vacuumed between blocks as autovacuum would (it is off on this server), ${run.settings.seconds} s per concurrent phase; load average ${run.load.start?.[0] ?? "?"} at the start, ${run.load.end?.[0] ?? "?"} at the end (2 cores, shared).`;
 }
