@@ -195,6 +195,11 @@ describe("only where the remote deduplicates a resend is a SUCCEEDED written in 
       "idempotent_by_key that may not be resent on absence",
       { kind: "idempotent_by_key" as const, resendWhenAbsent: false },
     ],
+    // A lost write would reach the sweeper after the key is forgotten: KEY_RETENTION_EXPIRED, a person.
+    [
+      "idempotent_by_key whose key retention ends within an hour of the lease",
+      { kind: "idempotent_by_key" as const, keyRetentionMs: 20_000 },
+    ],
   ] as const;
   for (const [name, spec] of cases) {
     it(`${name}: awaited and durable`, async () => {

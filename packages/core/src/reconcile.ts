@@ -236,12 +236,16 @@ export async function reconcile(
           { tool, trigger },
         );
       }
+      // A sweeper pass that could not run a single round for lack of budget gathered no evidence
+      // either way: it does not count towards the human queue (or a short lease would send records
+      // there unprobed).
+      const starved = lastFailure?.code === "DEADLINE_EXCEEDED" && rounds === skip;
       return stayUnknown(
         rt,
         record,
         events,
         lastFailure ?? { code: "PROBE_FAILED", message: "no evidence either way" },
-        trigger,
+        starved && trigger === "sweeper" ? "call" : trigger,
         tool,
       );
     },

@@ -75,7 +75,7 @@ export async function sendOnce(
         ...(record.sentKey ? { sentKey: record.sentKey } : {}),
       });
       sent.atEpochMs = sentAt;
-      const durable = rt.durableOutcomes || !lostOutcomeIsCheap(tool);
+      const durable = rt.durableOutcomes || !lostOutcomeIsCheap(tool, record, rt.clock.nowEpochMs());
       const outcomeEvent = (data: Record<string, string | number | boolean>) =>
         event(rt, record.key, "outcome", { ...data, durationMs: now - sentAt });
 
@@ -378,9 +378,18 @@ export function foundAfterAbort(): IntentError {
  * keyed tool that may not be resent on absence) a lagging probe would send the record to a person —
  * who could then declare absent an effect the agent was told SUCCEEDED — or, past a settle window
  * shorter than the remote's real lag, resend it: such outcomes are written durably, and never in the
- * background (DESIGN.md rule 5; the attack review of issue 13).
+ * background (DESIGN.md rule 5; the attack reviews of issue 13). The remote must also still remember
+ * the key when the sweeper gets there — after the record's lease, plus {@link LOST_OUTCOME_MARGIN_MS}
+ * for a sweeper that is slow or down — or the record would go to a person (`KEY_RETENTION_EXPIRED`).
+ * @param nowEpochMs - the executor's clock, epoch ms.
  */
-export function lostOutcomeIsCheap(tool: AnyTool): boolean {
+export function lostOutcomeIsCheap(tool: AnyTool, record: IntentRecord, nowEpochMs: number): boolean {
   const probed = Boolean(tool.probe || tool.probeByIdentity);
-  return tool.kind === "idempotent_by_key" && (tool.resendWhenAbsent || !probed);
+  const keyOutlivesLease =
+    record.createdAtEpochMs + tool.keyRetentionMs - Math.max(record.deadlineEpochMs, nowEpochMs) >=
+    LOST_OUTCOME_MARGIN_MS;
+  return tool.kind === "idempotent_by_key" && (tool.resendWhenAbsent || !probed) && keyOutlivesLease;
 }
+
+/** How long after a record's lease its key must still be remembered for a lost outcome to be cheap: 1 h. */
+export const LOST_OUTCOME_MARGIN_MS = 3_600_000;

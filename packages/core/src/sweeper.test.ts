@@ -42,6 +42,8 @@ describe("sweepStale: one lease per pass", () => {
           attempt: 1,
           deadlineEpochMs: clock.nowEpochMs() - 1_000, // a crash left it PENDING past its lease
           createdAtEpochMs: clock.nowEpochMs() - 2_000,
+          compensation: null,
+          traceId: null,
         },
         [],
         clock.nowEpochMs(),
@@ -74,5 +76,54 @@ describe("sweepStale: one lease per pass", () => {
     const next = await sweepStale({ store, executor, limit: 10, budgetMs: 30_000, concurrency: 5 });
     expect(next.results.map((r) => r.key).sort()).toEqual([...report.left].sort());
     for (const key of keys) expect(await store.get(key)).toMatchObject({ status: "SUCCEEDED" });
+  });
+
+  it("a pass whose budget cannot fit one probe round does not count towards the human queue", async () => {
+    const clock = new FakeClock();
+    const store = new MemoryIntentStore({ clock });
+    let probes = 0;
+    const tool = defineTool({
+      name: "refund",
+      kind: "idempotent_by_key",
+      identity: { order: canon.upper },
+      timeoutMs: 1000,
+      invoke: async () => ({ ok: true }),
+      probe: async () => {
+        probes++;
+        return { id: "found" };
+      },
+    });
+    const key = "a".repeat(32);
+    await store.claim(
+      {
+        key,
+        runId: "r",
+        stepId: "s",
+        tool: "refund",
+        args: { order: "o" },
+        identity: { order: "O" },
+        attempt: 1,
+        deadlineEpochMs: clock.nowEpochMs() - 1_000,
+        createdAtEpochMs: clock.nowEpochMs() - 2_000,
+        compensation: null,
+        traceId: null,
+      },
+      [],
+      clock.nowEpochMs(),
+    );
+    // Default reserve (2 s) and minimum call budget (1 s): a 3 s lease leaves no room for a probe.
+    const executor = createExecutor({ store, tools: [tool], clock, maxReconcileSweeps: 2 });
+    for (let pass = 0; pass < 4; pass++) {
+      const report = await sweepStale({ store, executor, budgetMs: 3_000 });
+      expect(report.taken).toBe(1);
+      expect(report.results[0]?.envelope).toMatchObject({ status: "UNKNOWN", error: { code: "DEADLINE_EXCEEDED" } });
+      clock.advance(3_001);
+    }
+    expect(probes).toBe(0);
+    expect(await store.get(key)).toMatchObject({ status: "UNKNOWN", needsHuman: false, reconcileSweeps: 0 });
+    // With room to probe, the next pass finds the effect.
+    await sweepStale({ store, executor, budgetMs: 30_000 });
+    expect(await store.get(key)).toMatchObject({ status: "SUCCEEDED", resolution: "found" });
+    expect(probes).toBe(1);
   });
 });
