@@ -3,7 +3,9 @@ import { z } from "zod";
 
 const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().min(1).optional());
-const ms = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
+/** An integer setting; unset or empty (`NAME=`, as compose files leave them): the default. */
+const ms = (def: number, min: number, max: number) =>
+  z.preprocess(emptyAsUndefined, z.coerce.number().int().min(min).max(max).default(def));
 /** `10.0.0.1`, `::1`, `10.0.0.0/8`, `fd00::/8`. */
 const isAddressOrRange = (entry: string) => {
   const [address = "", prefix, ...rest] = entry.split("/");

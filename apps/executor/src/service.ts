@@ -149,7 +149,8 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
   const vacuum = db.embedded
     ? startVacuumLoop((text) => db.store.pool.query(text), {
         onError: (err) => logger.error({ err }, "vacuum of the embedded database failed"),
-        onVacuum: (tables) => logger.debug({ tables }, "vacuumed the embedded database"),
+        onVacuum: (tables, durationMs) =>
+          logger.debug({ tables, duration_ms: durationMs }, "vacuumed the embedded database"),
       })
     : null;
   const { port } = http.server.address() as AddressInfo;

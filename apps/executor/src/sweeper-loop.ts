@@ -1,4 +1,4 @@
-import { startSweepLoop, sweepStale } from "@tristate/core";
+import { nextSweepLimit, startSweepLoop, sweepStale } from "@tristate/core";
 import type { Logger } from "./logger.ts";
 import type { Tenants } from "./tenants.ts";
 
@@ -28,24 +28,32 @@ export function startSweeper(options: {
   lanes?: number;
   logger: Logger;
 }): SweeperLoop {
+  const concurrency = options.concurrency ?? 64;
+  // Records per pass, per tenant (`nextSweepLimit`): after a pass that had to leave records (slow
+  // probes), what it reconciled; passes that finish grow it back to `limit`.
+  const limits = new Map<string, number>();
   return startSweepLoop({
     tenants: () => options.tenants.list(),
     idleMs: options.intervalMs,
     lanes: options.lanes ?? 1,
-    async pass(tenant) {
+    async pass(tenant, claimed) {
       const started = performance.now();
+      const limit = limits.get(tenant) ?? options.limit;
       const report = await sweepStale({
         store: options.tenants.store(tenant),
         executor: options.tenants.executor(tenant),
-        limit: options.limit,
-        concurrency: options.concurrency ?? 64,
+        limit,
+        concurrency,
+        onClaimed: claimed,
       });
+      limits.set(tenant, nextSweepLimit(limit, report, options.limit, concurrency));
       if (report.taken > 0) {
         // One line per pass for an operator watching a backlog drain (the records have their own lines).
         const count = (status: string) => report.results.filter((r) => r.envelope?.status === status).length;
         options.logger.info(
           {
             tenant,
+            limit,
             taken: report.taken,
             succeeded: count("SUCCEEDED"),
             failed_no_effect: count("FAILED_NO_EFFECT"),

@@ -355,5 +355,14 @@ describe("settings", () => {
       /TRISTATE_HEADERS_TIMEOUT_MS: must not exceed TRISTATE_REQUEST_TIMEOUT_MS/,
     );
     expect(() => readEnv({ TRISTATE_MAX_BATCH_CALLS: "0" })).toThrow(/TRISTATE_MAX_BATCH_CALLS/);
+    // The sweeper's settings; an empty value (`NAME=`, as compose files leave them) is the default.
+    expect(readEnv({ TRISTATE_SWEEP_CONCURRENCY: "", TRISTATE_SWEEP_LANES: "3" })).toMatchObject({
+      TRISTATE_SWEEP_CONCURRENCY: 64,
+      TRISTATE_SWEEP_LANES: 3,
+      TRISTATE_SWEEP_LIMIT: 1000,
+      TRISTATE_SWEEP_INTERVAL_MS: 5000,
+    });
+    expect(() => readEnv({ TRISTATE_SWEEP_LANES: "17" })).toThrow(/TRISTATE_SWEEP_LANES/);
+    expect(() => readEnv({ TRISTATE_SWEEP_CONCURRENCY: "1.5" })).toThrow(/TRISTATE_SWEEP_CONCURRENCY/);
   });
 });

@@ -116,7 +116,7 @@ export {
   type ToolKind,
 } from "./statuses.ts";
 export { type SweepLoop, type SweepLoopOptions, startSweepLoop } from "./sweep-loop.ts";
-export { type SweepOptions, type SweepReport, sweepStale } from "./sweeper.ts";
+export { nextSweepLimit, type SweepOptions, type SweepReport, sweepStale } from "./sweeper.ts";
 export { checkTenant, DEFAULT_TENANT, TENANT_PATTERN, TENANT_RULE_TEXT } from "./tenant.ts";
 export { type BadText, findBadText, LONE_SURROGATE_RULE_TEXT, NUL_RULE_TEXT, textRuleBroken } from "./text.ts";
 export {

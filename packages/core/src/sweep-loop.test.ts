@@ -115,4 +115,35 @@ describe("startSweepLoop: adaptive rounds over the tenants", () => {
     expect(passes).toBeGreaterThan(15); // still polling every 40 ms
     await expect(loop.stop()).resolves.toBeUndefined();
   });
+
+  it("lanes: the second lane starts as soon as the first pass has taken records, not when it ends", async () => {
+    vi.useFakeTimers();
+    let backlog = 20;
+    let inFlight = 0;
+    let most = 0;
+    const loop = startSweepLoop({
+      tenants: async () => ["a"],
+      idleMs: 1000,
+      minIdleMs: 10,
+      lanes: 2,
+      pass: async (_tenant, claimed) => {
+        const taken = Math.min(10, backlog);
+        backlog -= taken;
+        claimed(taken);
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 100)); // slow probes
+        inFlight--;
+        return report(taken);
+      },
+    });
+    await vi.advanceTimersByTimeAsync(60); // the first pass (from 10 ms) is still reconciling
+    expect(inFlight).toBe(2);
+    expect(backlog).toBe(0);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(most).toBe(2);
+    const stopped = loop.stop();
+    await vi.advanceTimersByTimeAsync(200); // the pass in progress ends
+    await stopped;
+  });
 });

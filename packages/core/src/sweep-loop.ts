@@ -4,8 +4,12 @@ import type { SweepReport } from "./sweeper.ts";
 export interface SweepLoopOptions {
   /** The tenants a round visits, in turn (read again every round). */
   tenants: () => Promise<string[]>;
-  /** One pass for one tenant (normally `sweepStale` with that tenant's store and executor). */
-  pass: (tenant: string) => Promise<SweepReport>;
+  /**
+   * One pass for one tenant (normally `sweepStale` with that tenant's store and executor, its
+   * `onClaimed` given `claimed`): calling `claimed(n)` as soon as it has taken `n` records lets the
+   * other lanes start while it is still reconciling them.
+   */
+  pass: (tenant: string, claimed: (taken: number) => void) => Promise<SweepReport>;
   /** Longest wait between rounds that found nothing, ms; 0 or less: no loop at all. @default 5000 */
   idleMs?: number;
   /** First wait after a round that found nothing, ms; doubles up to `idleMs` while rounds stay empty. @default 50 */
@@ -50,13 +54,22 @@ export function startSweepLoop(options: SweepLoopOptions): SweepLoop {
   /** The extra lanes running (each ends at its first round that takes nothing). */
   const extra = new Set<Promise<void>>();
 
-  /** One round over the tenants; resolves with the records taken. */
+  /** Starts extra lanes (a backlog): each runs rounds back to back until one takes nothing. */
+  const widen = () => {
+    while (!stopped && extra.size < lanes - 1) {
+      const lane: Promise<void> = (async () => {
+        while (!stopped && (await round()) > 0) {}
+      })().finally(() => extra.delete(lane));
+      extra.add(lane);
+    }
+  };
   /** Reports an error; a hook that throws (a broken logger) must not end the loop. */
   const reportError = (error: unknown, tenant: string | null) => {
     try {
       options.onError?.(error, tenant);
     } catch {}
   };
+  /** One round over the tenants; resolves with the records taken. */
   const round = async (): Promise<number> => {
     let tenants: string[];
     try {
@@ -70,7 +83,9 @@ export function startSweepLoop(options: SweepLoopOptions): SweepLoop {
       if (stopped) break;
       let report: SweepReport;
       try {
-        report = await options.pass(tenant);
+        report = await options.pass(tenant, (n) => {
+          if (n > 0) widen();
+        });
       } catch (error) {
         reportError(error, tenant);
         continue;
@@ -83,15 +98,6 @@ export function startSweepLoop(options: SweepLoopOptions): SweepLoop {
       }
     }
     return taken;
-  };
-  /** Starts extra lanes (a backlog): each runs rounds back to back until one takes nothing. */
-  const widen = () => {
-    while (!stopped && extra.size < lanes - 1) {
-      const lane: Promise<void> = (async () => {
-        while (!stopped && (await round()) > 0) {}
-      })().finally(() => extra.delete(lane));
-      extra.add(lane);
-    }
   };
   const schedule = (ms: number) => {
     if (stopped) return;

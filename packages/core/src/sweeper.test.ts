@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { canon } from "./canon.ts";
 import { createExecutor } from "./executor.ts";
 import { MemoryIntentStore } from "./memory-intent-store.ts";
-import { sweepStale } from "./sweeper.ts";
+import { nextSweepLimit, type SweepReport, sweepStale } from "./sweeper.ts";
 import { FakeClock } from "./testing/fake-clock.ts";
 import { defineTool } from "./tool.ts";
 
@@ -125,5 +125,20 @@ describe("sweepStale: one lease per pass", () => {
     await sweepStale({ store, executor, budgetMs: 30_000 });
     expect(await store.get(key)).toMatchObject({ status: "SUCCEEDED", resolution: "found" });
     expect(probes).toBe(1);
+  });
+});
+
+describe("nextSweepLimit: records per pass, after slow passes", () => {
+  const report = (reconciled: number, left: number): SweepReport => ({
+    taken: reconciled + left,
+    results: Array.from({ length: reconciled }, (_, i) => ({ key: `k${i}` })),
+    left: Array.from({ length: left }, (_, i) => `l${i}`),
+  });
+  it("takes what a pass that had to leave records reconciled, never below the concurrency; grows back when passes finish", () => {
+    expect(nextSweepLimit(1000, report(320, 680), 1000, 64)).toBe(320);
+    expect(nextSweepLimit(1000, report(10, 990), 1000, 64)).toBe(64);
+    expect(nextSweepLimit(320, report(320, 0), 1000, 64)).toBe(640);
+    expect(nextSweepLimit(640, report(100, 0), 1000, 64)).toBe(1000);
+    expect(nextSweepLimit(1000, report(0, 0), 1000, 64)).toBe(1000);
   });
 });

@@ -15,6 +15,8 @@ export interface SweepOptions {
   budgetMs?: number;
   /** Records reconciled at once (their probes are spaced, so they mostly wait). @default 8 */
   concurrency?: number;
+  /** Called with the number of records taken, as soon as they are taken (before any is reconciled). */
+  onClaimed?: (taken: number) => void;
 }
 
 /** What one sweep pass did. */
@@ -55,6 +57,7 @@ export async function sweepStale(options: SweepOptions): Promise<SweepReport> {
   const leaseStart = performance.now();
   const now = options.store.clockEpochMs ? await options.store.clockEpochMs() : clock.nowEpochMs();
   const taken = await options.store.claimStale({ nowEpochMs: now, limit, leaseUntilEpochMs: now + budgetMs });
+  options.onClaimed?.(taken.length);
   const concurrency = options.concurrency ?? 8;
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw new TypeError("sweepStale: concurrency must be an integer ≥ 1");
@@ -85,4 +88,15 @@ export async function sweepStale(options: SweepOptions): Promise<SweepReport> {
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, taken.length) }, worker));
   return { taken: taken.length, results, left };
+}
+
+/**
+ * The next pass's `limit` after `report` (records per pass, between `concurrency` and `max`): a pass
+ * that had to leave records (slow probes: their turn came past half its lease) took more than it
+ * could reconcile — those wait for the lease to pass — so the next one takes what this one
+ * reconciled; passes that finish double it back up to `max`.
+ */
+export function nextSweepLimit(limit: number, report: SweepReport, max: number, concurrency: number): number {
+  if (report.left.length > 0) return Math.min(max, Math.max(concurrency, report.results.length));
+  return Math.min(max, Math.max(limit * 2, concurrency));
 }

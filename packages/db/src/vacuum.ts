@@ -42,15 +42,21 @@ export interface VacuumLoop {
  */
 export function startVacuumLoop(
   query: RunSql,
-  options: { intervalMs?: number; onError?: (error: unknown) => void; onVacuum?: (tables: string[]) => void } = {},
+  options: {
+    intervalMs?: number;
+    onError?: (error: unknown) => void;
+    /** Called after a round that vacuumed something: the tables, and how long the round held the database (ms). */
+    onVacuum?: (tables: string[], durationMs: number) => void;
+  } = {},
 ): VacuumLoop {
   const intervalMs = options.intervalMs ?? 60_000;
   let running: Promise<void> | null = null;
   const timer = setInterval(() => {
     if (running) return;
+    const started = performance.now();
     running = vacuumDeadRows(query)
       .then((tables) => {
-        if (tables.length > 0) options.onVacuum?.(tables);
+        if (tables.length > 0) options.onVacuum?.(tables, Math.round(performance.now() - started));
       })
       .catch((error) => options.onError?.(error))
       .finally(() => {
