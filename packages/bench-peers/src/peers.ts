@@ -18,7 +18,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { canon, createExecutor, Deadline, defineTool } from "@tristate/core";
-import { createTestDatabase, PrismaIntentStore, REPO_ROOT } from "@tristate/db";
+import { createTestDatabase, PrismaIntentStore, REPO_ROOT, vacuumDeadRows } from "@tristate/db";
 import {
   concurrent,
   type LatencyFigures,
@@ -26,7 +26,6 @@ import {
   loadAverage,
   sequential,
   type ThroughputFigures,
-  vacuumLikeAutovacuum,
 } from "@tristate/db/bench";
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
@@ -145,8 +144,8 @@ async function main(): Promise<void> {
     const dbosAdmin = new pg.Client(parseIntoClientConfig(inDatabase(db.url, dbosDb)));
     await dbosAdmin.connect();
     const vacuum = async () => {
-      await vacuumLikeAutovacuum((text) => admin.query(text));
-      await vacuumLikeAutovacuum((text) => dbosAdmin.query(text));
+      await vacuumDeadRows((text) => admin.query(text));
+      await vacuumDeadRows((text) => dbosAdmin.query(text));
     };
     // Warm-up (JIT, prepared statements, pools), then sequential samples in alternating blocks.
     for (const v of variants) await sequential(0, Math.max(100, SEQ / 10), (i) => v.op(0, i));

@@ -15,8 +15,9 @@ export interface SweepLoopOptions {
   /** First wait after a round that found nothing, ms; doubles up to `idleMs` while rounds stay empty. @default 50 */
   minIdleMs?: number;
   /**
-   * Rounds run at once while there is a backlog (an integer ≥ 1). After a round that took records,
-   * extra lanes start (up to `lanes − 1`), each running rounds back to back until one takes nothing;
+   * Rounds run at once while there is a backlog (an integer ≥ 1). As soon as a pass has taken
+   * records (its `claimed`), or after a round that took some, extra lanes start (up to `lanes − 1`),
+   * each running rounds back to back until one takes nothing;
    * an idle loop polls with one lane only. Passes of one tenant in two lanes take different records
    * (`claimStale` skips locked rows and leases what it takes, and a pass starts no record with less
    * than half of its lease left, so none is taken again while it is reconciled). @default 1

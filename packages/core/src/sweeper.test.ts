@@ -6,6 +6,28 @@ import { nextSweepLimit, type SweepReport, sweepStale } from "./sweeper.ts";
 import { FakeClock } from "./testing/fake-clock.ts";
 import { defineTool } from "./tool.ts";
 
+/** Claims record `key` (step `s<i>`) as a crash leaves it: PENDING, its lease passed a second ago. */
+async function leftPending(store: MemoryIntentStore, clock: FakeClock, key: string, i: number): Promise<void> {
+  const claimed = await store.claim(
+    {
+      key,
+      runId: "r",
+      stepId: `s${i}`,
+      tool: "refund",
+      args: { order: `o-${i}` },
+      identity: { order: `O-${i}` },
+      attempt: 1,
+      deadlineEpochMs: clock.nowEpochMs() - 1_000,
+      createdAtEpochMs: clock.nowEpochMs() - 2_000,
+      compensation: null,
+      traceId: null,
+    },
+    [],
+    clock.nowEpochMs(),
+  );
+  expect(claimed.claimed).toBe(true);
+}
+
 describe("sweepStale: one lease per pass", () => {
   it("reconciles each record within what is left of the pass's lease, and leaves those whose turn comes past half of it", async () => {
     const clock = new FakeClock();
@@ -31,24 +53,7 @@ describe("sweepStale: one lease per pass", () => {
     for (let i = 0; i < 5; i++) {
       const key = `${String(i).repeat(32)}`;
       keys.push(key);
-      const claimed = await store.claim(
-        {
-          key,
-          runId: "r",
-          stepId: `s${i}`,
-          tool: "refund",
-          args: { order: `o-${i}` },
-          identity: { order: `O-${i}` },
-          attempt: 1,
-          deadlineEpochMs: clock.nowEpochMs() - 1_000, // a crash left it PENDING past its lease
-          createdAtEpochMs: clock.nowEpochMs() - 2_000,
-          compensation: null,
-          traceId: null,
-        },
-        [],
-        clock.nowEpochMs(),
-      );
-      expect(claimed.claimed).toBe(true);
+      await leftPending(store, clock, key, i);
     }
     const executor = createExecutor({
       store,
@@ -94,23 +99,7 @@ describe("sweepStale: one lease per pass", () => {
       },
     });
     const key = "a".repeat(32);
-    await store.claim(
-      {
-        key,
-        runId: "r",
-        stepId: "s",
-        tool: "refund",
-        args: { order: "o" },
-        identity: { order: "O" },
-        attempt: 1,
-        deadlineEpochMs: clock.nowEpochMs() - 1_000,
-        createdAtEpochMs: clock.nowEpochMs() - 2_000,
-        compensation: null,
-        traceId: null,
-      },
-      [],
-      clock.nowEpochMs(),
-    );
+    await leftPending(store, clock, key, 0);
     // Default reserve (2 s) and minimum call budget (1 s): a 3 s lease leaves no room for a probe.
     const executor = createExecutor({ store, tools: [tool], clock, maxReconcileSweeps: 2 });
     for (let pass = 0; pass < 4; pass++) {

@@ -23,6 +23,7 @@ import { openDatabase } from "../open-database.ts";
 import { REPO_ROOT } from "../paths.ts";
 import { PrismaIntentStore } from "../prisma-intent-store.ts";
 import { createTestDatabase } from "../test-database.ts";
+import { vacuumDeadRows } from "../vacuum.ts";
 import { type ExecutorFigures, report } from "./core-report.ts";
 import {
   bareCall,
@@ -33,7 +34,6 @@ import {
   loadAverage,
   sequential,
   startRemote,
-  vacuumLikeAutovacuum,
 } from "./harness.ts";
 import { measureSweeper, type SweeperFigures } from "./sweeper-drain.ts";
 
@@ -175,7 +175,7 @@ async function main(): Promise<void> {
           seq: SEQ,
           workers: CONCURRENCY,
           modes: PG_MODES,
-          vacuum: () => vacuumLikeAutovacuum((text) => store.pool.query(text)),
+          vacuum: () => vacuumDeadRows((text) => store.pool.query(text)),
         },
       );
     } finally {
@@ -219,7 +219,7 @@ async function main(): Promise<void> {
               seq: EMBEDDED_SEQ,
               workers: CONCURRENCY,
               modes: ["async", "background", "durable"] as const,
-              vacuum: () => vacuumLikeAutovacuum((text) => embedded.store.pool.query(text)),
+              vacuum: () => vacuumDeadRows((text) => embedded.store.pool.query(text)),
             },
           ),
         );

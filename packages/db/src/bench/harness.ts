@@ -7,7 +7,6 @@ import { readFileSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { type AnyTool, callHttp, canon, type Deadline, defineTool } from "@tristate/core";
 import { z } from "zod";
-import { vacuumDeadRows } from "../vacuum.ts";
 
 /** Latency summary of one sequential phase, ms. */
 export interface LatencyFigures {
@@ -105,14 +104,6 @@ export async function concurrent(
     processCpuMsPerOp: (cpu.user + cpu.system) / 1000 / operations,
   };
 }
-
-/**
- * What autovacuum would have done by now, on a server where it does not run (this machine's test
- * server has `autovacuum = off`; PGlite has none): {@link vacuumDeadRows}. Without it every
- * update-heavy variant (Tristate's outcome writes, DBOS's status updates) slows as its dead rows pile
- * up, while the insert-only floor does not. Callers run it between blocks of samples, untimed.
- */
-export const vacuumLikeAutovacuum = vacuumDeadRows;
 
 /** Resolves after `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
