@@ -1,7 +1,16 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { REPO_ROOT } from "@tristate/db";
-import type { PeerFigures } from "./peers.ts";
+import type { LatencyFigures, ThroughputFigures } from "@tristate/db/bench";
+
+/** One compared variant: one operation, its sequential and concurrent figures. */
+export interface PeerFigures {
+  name: string;
+  /** Steps (tool calls) one operation performs. */
+  steps: number;
+  sequential: LatencyFigures;
+  concurrent: ThroughputFigures;
+}
 
 /** What one `pnpm bench:peers` run measured, as written to `bench-results/peers.json`. */
 export interface PeersRun {

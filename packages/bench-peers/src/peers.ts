@@ -19,32 +19,16 @@ import { join } from "node:path";
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { canon, createExecutor, Deadline, defineTool } from "@tristate/core";
 import { createTestDatabase, PrismaIntentStore, REPO_ROOT, vacuumDeadRows } from "@tristate/db";
-import {
-  concurrent,
-  type LatencyFigures,
-  latency,
-  loadAverage,
-  sequential,
-  type ThroughputFigures,
-} from "@tristate/db/bench";
+import { concurrent, latency, loadAverage, sequential } from "@tristate/db/bench";
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
 import { z } from "zod";
-import { writeReport } from "./peers-report.ts";
+import { type PeerFigures, writeReport } from "./peers-report.ts";
 
 const SEQ = Number(process.env.BENCH_SEQ ?? 2000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONCURRENCY = 32;
 const BLOCK = 50;
-
-/** One compared variant: one operation, its sequential and concurrent figures. */
-export interface PeerFigures {
-  name: string;
-  /** Steps (tool calls) one operation performs. */
-  steps: number;
-  sequential: LatencyFigures;
-  concurrent: ThroughputFigures;
-}
 
 /** The trivial work every step does (the same for every variant). */
 async function work(order: string): Promise<{ id: string; status: string }> {

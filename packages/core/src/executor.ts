@@ -17,11 +17,14 @@ import { checkPolicies } from "./policies.ts";
 import { rerunProbes } from "./probe-rerun.ts";
 import { callReadOnly } from "./read-only.ts";
 import { reconcileKey } from "./reconcile-key.ts";
-import { defaultTracer, effectPhrase, event, loggableArgs, type Runtime } from "./runtime.ts";
+import { effectPhrase } from "./record-envelope.ts";
+import { event } from "./record-events.ts";
+import type { Runtime } from "./runtime.ts";
 import { abortRun, type SagaApi, undoStep } from "./saga.ts";
 import { checkTenant, DEFAULT_TENANT } from "./tenant.ts";
 import { findBadText } from "./text.ts";
 import type { AnyTool } from "./tool.ts";
+import { defaultTracer, loggableArgs } from "./tracing.ts";
 
 export type { CallInput, Executor, ExecutorOptions };
 

@@ -10,7 +10,9 @@ import type { IntentRecord } from "./intent-store.ts";
 import type { JsonValue } from "./json.ts";
 import { settlesAtForSend, storeNow, takeOverLease } from "./lease.ts";
 import { reconcile } from "./reconcile.ts";
-import { effectPhrase, envelopeFor, event, type Runtime } from "./runtime.ts";
+import { effectPhrase, envelopeFor } from "./record-envelope.ts";
+import { event } from "./record-events.ts";
+import type { Runtime } from "./runtime.ts";
 import { sendOnce } from "./send.ts";
 import type { AnyTool } from "./tool.ts";
 

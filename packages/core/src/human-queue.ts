@@ -4,7 +4,9 @@
  */
 import type { Envelope } from "./envelope.ts";
 import type { IntentError, IntentEvent, IntentPatch, IntentRecord } from "./intent-store.ts";
-import { envelopeFor, event, type Runtime } from "./runtime.ts";
+import { envelopeFor } from "./record-envelope.ts";
+import { event } from "./record-events.ts";
+import type { Runtime } from "./runtime.ts";
 import type { ReasonCode } from "./statuses.ts";
 import type { AnyTool } from "./tool.ts";
 

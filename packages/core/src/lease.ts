@@ -6,7 +6,8 @@
  */
 import type { Deadline } from "./deadline.ts";
 import type { IntentRecord } from "./intent-store.ts";
-import { event, type Runtime } from "./runtime.ts";
+import { event } from "./record-events.ts";
+import type { Runtime } from "./runtime.ts";
 import type { AnyTool } from "./tool.ts";
 
 /**

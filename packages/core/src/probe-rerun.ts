@@ -5,8 +5,10 @@ import { type JsonValue, toJson } from "./json.ts";
 import { OperatorActionError } from "./operator/errors.ts";
 import { isRefusedUnderKey } from "./probe-answer.ts";
 import { redactArgs } from "./redact.ts";
-import { inSpan, type Runtime, timeoutSignal } from "./runtime.ts";
+import type { Runtime } from "./runtime.ts";
+import { timeoutSignal } from "./timeout-signal.ts";
 import type { AnyTool } from "./tool.ts";
+import { inSpan } from "./tracing.ts";
 
 /** One probe's answer in {@link ProbeRerunReport}. */
 export interface ProbeAnswer {

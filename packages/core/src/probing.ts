@@ -5,9 +5,12 @@ import { parseStoredArgs } from "./call-input.ts";
 import { classifyError } from "./classify.ts";
 import { type IntentEvent, type IntentRecord, wireKey } from "./intent-store.ts";
 import { isRefusedUnderKey } from "./probe-answer.ts";
+import { event } from "./record-events.ts";
 import { redactArgs } from "./redact.ts";
-import { event, inSpan, type Runtime, timeoutSignal } from "./runtime.ts";
+import type { Runtime } from "./runtime.ts";
+import { timeoutSignal } from "./timeout-signal.ts";
 import type { AnyTool, EffectRef } from "./tool.ts";
+import { inSpan } from "./tracing.ts";
 
 /** The key probe (by idempotency key / client reference) or the identity probe (by business identity). */
 export type ProbeKind = "key" | "identity";

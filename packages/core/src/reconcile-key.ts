@@ -7,7 +7,8 @@ import { inFlight } from "./existing-record.ts";
 import type { IntentRecord, LeasedRecord } from "./intent-store.ts";
 import { takeOverLease } from "./lease.ts";
 import { reconcile } from "./reconcile.ts";
-import { envelopeFor, type Runtime } from "./runtime.ts";
+import { envelopeFor } from "./record-envelope.ts";
+import type { Runtime } from "./runtime.ts";
 
 /**
  * Reconciles the record with this key if it is UNKNOWN, or PENDING past its lease by the store's

@@ -6,11 +6,14 @@ import type { IntentEvent, IntentRecord } from "./intent-store.ts";
 import { settlesAtForLease, settlesAtForSend, storeNow } from "./lease.ts";
 import { probeProgress } from "./probe-progress.ts";
 import { judgeIdentityMatch, type ProbeKind, runProbe } from "./probing.ts";
-import { envelopeFor, event, inSpan, type Runtime } from "./runtime.ts";
+import { envelopeFor } from "./record-envelope.ts";
+import { event } from "./record-events.ts";
+import type { Runtime } from "./runtime.ts";
 import { sendOnce } from "./send.ts";
 import { sentOnceUnderWireKey, settleFound, settleRefused } from "./settle.ts";
 import type { ReasonCode } from "./statuses.ts";
 import type { AnyTool } from "./tool.ts";
+import { inSpan } from "./tracing.ts";
 
 export type { ReconcileTrigger } from "./human-queue.ts";
 

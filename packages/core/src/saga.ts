@@ -5,9 +5,12 @@ import type { Envelope } from "./envelope.ts";
 import { humanRecheckAt } from "./human-queue.ts";
 import type { IntentRecord } from "./intent-store.ts";
 import { type JsonValue, toJson } from "./json.ts";
+import { effectPhrase } from "./record-envelope.ts";
+import { event } from "./record-events.ts";
 import { redactArgs } from "./redact.ts";
-import { effectPhrase, event, inSpan, type Runtime } from "./runtime.ts";
+import type { Runtime } from "./runtime.ts";
 import type { CompensationSpec } from "./tool.ts";
+import { inSpan } from "./tracing.ts";
 
 /** What an abort did with one step of the run. */
 export type StepOutcome =

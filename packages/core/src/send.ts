@@ -11,10 +11,14 @@ import { type IntentError, type IntentEvent, type IntentPatch, type IntentRecord
 import { type InvokeAttempt, invokeTracked } from "./invoke-tracker.ts";
 import { toJson } from "./json.ts";
 import { storeNow } from "./lease.ts";
+import { envelopeFor } from "./record-envelope.ts";
+import { event } from "./record-events.ts";
 import { redactArgs } from "./redact.ts";
-import { envelopeFor, event, inSpan, type Runtime, timeoutSignal } from "./runtime.ts";
+import type { Runtime } from "./runtime.ts";
 import type { Resolution } from "./statuses.ts";
+import { timeoutSignal } from "./timeout-signal.ts";
 import type { AnyTool } from "./tool.ts";
+import { inSpan } from "./tracing.ts";
 
 /** What {@link sendOnce} did. */
 export type SendResult =

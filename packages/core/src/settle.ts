@@ -10,7 +10,8 @@ import { afterWrite } from "./human-queue.ts";
 import { attemptKey } from "./idempotency-key.ts";
 import type { IntentEvent, IntentRecord } from "./intent-store.ts";
 import { toJson } from "./json.ts";
-import { event, type Runtime } from "./runtime.ts";
+import { event } from "./record-events.ts";
+import type { Runtime } from "./runtime.ts";
 import { foundAfterAbort } from "./send.ts";
 import type { AnyTool } from "./tool.ts";
 

@@ -1,7 +1,9 @@
 import type { AuditEntry, IntentPatch, IntentRecord, OperatorStore } from "../intent-store.ts";
 import type { JsonObject } from "../json.ts";
+import { envelopeFor } from "../record-envelope.ts";
+import { event } from "../record-events.ts";
 import { redactSecrets } from "../redact.ts";
-import { envelopeFor, event, type Runtime } from "../runtime.ts";
+import type { Runtime } from "../runtime.ts";
 import { OperatorActionError } from "./errors.ts";
 import type { OperatorActionInput, OperatorActionResult } from "./input.ts";
 import { staleError } from "./latest-change.ts";

@@ -1,6 +1,7 @@
 import { Deadline } from "../deadline.ts";
 import type { IntentRecord, OperatorStore } from "../intent-store.ts";
-import { envelopeFor, type Runtime } from "../runtime.ts";
+import { envelopeFor } from "../record-envelope.ts";
+import type { Runtime } from "../runtime.ts";
 import { type SagaApi, undoStep } from "../saga.ts";
 import { applyAudited } from "./audit.ts";
 import { OperatorActionError } from "./errors.ts";

@@ -1,5 +1,6 @@
 import type { IntentPatch, IntentRecord, OperatorStore } from "../intent-store.ts";
-import { envelopeFor, type Runtime } from "../runtime.ts";
+import { envelopeFor } from "../record-envelope.ts";
+import type { Runtime } from "../runtime.ts";
 import type { OperatorAction } from "../statuses.ts";
 import { applyAudited } from "./audit.ts";
 import type { OperatorActionInput, OperatorActionResult } from "./input.ts";
