@@ -26,7 +26,7 @@ export const CHAOS_USAGE = `usage: pnpm chaos [options]
   --round-seconds N  how long agents start new tasks in a round before it is settled and checked (default 45)
   --json FILE        write the whole report (every round and its schedule) there
   --repro FILE       where the reproduction of a failing round goes (default: the temp folder)
-  --data-dir DIR     τ-bench data (default: TAU_BENCH_DATA_DIR, i.e. ../shared/data/tau-bench)`;
+  --data-dir DIR     τ-bench data (default: TAU_BENCH_DATA_DIR, i.e. examples/tau-bench/data)`;
 
 /** Parsed options. */
 export interface CampaignOptions {

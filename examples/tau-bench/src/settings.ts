@@ -1,7 +1,7 @@
 /**
- * The package's only reader of `process.env`. `TAU_BENCH_DATA_DIR` (default `../shared/data/tau-bench`)
- * is resolved from the repository root, never from the current directory; the data is read in place
- * and never copied into the repository.
+ * The package's only reader of `process.env`. `TAU_BENCH_DATA_DIR` (default `examples/tau-bench/data`,
+ * the copy this repository carries: MIT, © 2024 Sierra, see its `LICENSE-tau-bench.txt`) is resolved
+ * from the repository root, never from the current directory; the data is read in place.
  */
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -10,8 +10,8 @@ import { fileURLToPath } from "node:url";
 /** The repository root (this file lives in `examples/tau-bench/src/`). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
-/** Default of `TAU_BENCH_DATA_DIR`, relative to the repository root. */
-export const DEFAULT_TAU_BENCH_DATA_DIR = "../shared/data/tau-bench";
+/** Default of `TAU_BENCH_DATA_DIR`, relative to the repository root: the copy in this repository. */
+export const DEFAULT_TAU_BENCH_DATA_DIR = "examples/tau-bench/data";
 
 /** Absolute path of the τ-bench data directory (`TAU_BENCH_DATA_DIR`, resolved from the repo root). */
 export function tauBenchDataDir(): string {

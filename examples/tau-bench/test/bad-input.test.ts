@@ -1,9 +1,9 @@
 /** Bad input: τ-bench's own error outputs where it defines them, clear 4xx otherwise, state never touched. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pyDumps } from "../src/domain/py-json.ts";
-import { firstRetailAction, get, HAVE_DATA, post, type Running, start, stateHash } from "./support.ts";
+import { firstRetailAction, get, post, type Running, start, stateHash } from "./support.ts";
 
-describe.skipIf(!HAVE_DATA)("bad input", () => {
+describe("bad input", () => {
   let running: Running;
   let url: string;
   let initial: string;

@@ -10,7 +10,7 @@ import { pyDumps } from "../src/domain/py-json.ts";
 import { loadToolSchemas } from "../src/domain/schema.ts";
 import { loadOracle, type Task } from "../src/domain/tasks.ts";
 import { invokeTool, TOOLS } from "../src/domain/tools.ts";
-import { DATA_DIR, HAVE_DATA, post, type Running, start, stateHash, tasks } from "./support.ts";
+import { DATA_DIR, post, type Running, start, stateHash, tasks } from "./support.ts";
 
 const SPLITS = [
   ["retail", "train"],
@@ -32,7 +32,7 @@ function suite(): {
   }));
 }
 
-describe.skipIf(!HAVE_DATA)("τ-bench conformance", () => {
+describe("τ-bench conformance", () => {
   it("registers exactly the tools of tools.json, with their kinds and parameters", () => {
     for (const domain of ["retail", "airline"] as const) {
       const schemas = loadToolSchemas(DATA_DIR, domain);

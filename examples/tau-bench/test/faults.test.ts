@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { pyDumps } from "../src/domain/py-json.ts";
 import { DEFAULT_FAULTS, type FaultKind, FaultPlanner, parseFaultMix } from "../src/service/faults.ts";
-import { firstRetailAction, get, HAVE_DATA, networkOutcome, post, type Running, start, stateHash } from "./support.ts";
+import { firstRetailAction, get, networkOutcome, post, type Running, start, stateHash } from "./support.ts";
 
 describe("FaultPlanner", () => {
   it("is deterministic for a seed and respects rate and mix", () => {
@@ -24,7 +24,7 @@ describe("FaultPlanner", () => {
   });
 });
 
-describe.skipIf(!HAVE_DATA)("fault injection over HTTP", () => {
+describe("fault injection over HTTP", () => {
   let running: Running | undefined;
   afterEach(async () => {
     await running?.service.close();

@@ -2,9 +2,9 @@
 import { describe, expect, it } from "vitest";
 import { parseReplayArgs, REPLAY_USAGE, type ReplayArgs } from "../src/replay/cli.ts";
 import { DEFAULT_FAULTS } from "../src/service/faults.ts";
-import { HAVE_DATA } from "./support.ts";
+import "./support.ts";
 
-describe.skipIf(!HAVE_DATA)("tau:replay flags", () => {
+describe("tau:replay flags", () => {
   const parse = (...argv: string[]) => parseReplayArgs(argv) as ReplayArgs;
 
   it("defaults: the service's fault timing, any free ports, the derived settle window", () => {

@@ -9,9 +9,9 @@ import { visibleSplits } from "../src/replay/cli.ts";
 import { type ReplayEnvironment, startReplayEnvironment } from "../src/replay/environment.ts";
 import { loadReplayTasks, type ReplayReport, replayTasks, runIdOf, runRecordsOf } from "../src/replay/replay.ts";
 import { claimsOfRecords } from "../src/replay/scoring.ts";
-import { DATA_DIR, HAVE_DATA } from "./support.ts";
+import { DATA_DIR } from "./support.ts";
 
-describe.skipIf(!HAVE_DATA)("fault-injected replay (120 tasks, 20 % faults)", () => {
+describe("fault-injected replay (120 tasks, 20 % faults)", () => {
   let env: ReplayEnvironment | undefined;
   let report: ReplayReport;
 
@@ -89,7 +89,7 @@ describe.skipIf(!HAVE_DATA)("fault-injected replay (120 tasks, 20 % faults)", ()
  * unsafe airline tools (`cancel_reservation`, `update_reservation_baggages`, `…_passengers`) are
  * found, never resent on top of a hidden effect.
  */
-describe.skipIf(!HAVE_DATA)("lookups lagging past the probe window (airline, every write lagged 5 s)", () => {
+describe("lookups lagging past the probe window (airline, every write lagged 5 s)", () => {
   let env: ReplayEnvironment | undefined;
   let report: ReplayReport;
 

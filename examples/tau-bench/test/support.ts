@@ -4,11 +4,15 @@ import { loadTasks, type Task } from "../src/domain/tasks.ts";
 import { createTauService, type TauService, type TauServiceOptions } from "../src/service/http-service.ts";
 import { tauBenchDataDir, tauBenchDataPresent } from "../src/settings.ts";
 
-/** The τ-bench data directory (read in place, never copied). */
+/** The τ-bench data directory (`TAU_BENCH_DATA_DIR`; default: the copy in `examples/tau-bench/data`). */
 export const DATA_DIR = tauBenchDataDir();
-/** False when the shared data is not present next to the repository: data-driven tests are skipped. */
-export const HAVE_DATA = tauBenchDataPresent(DATA_DIR);
-if (!HAVE_DATA) console.warn(`τ-bench data not found at ${DATA_DIR}; set TAU_BENCH_DATA_DIR. Skipping.`);
+// The repository carries the data, so a missing folder is a broken checkout or a wrong setting: the
+// tests fail saying so, never skip.
+if (!tauBenchDataPresent(DATA_DIR)) {
+  throw new Error(
+    `τ-bench data not found at ${DATA_DIR}: restore examples/tau-bench/data (git checkout -- examples/tau-bench/data) or point TAU_BENCH_DATA_DIR at a copy`,
+  );
+}
 
 /** A started service and its base URL. */
 export interface Running {

@@ -4,7 +4,7 @@
  * — and the service left running so the dashboard (and the API) show the results: UNKNOWN rates,
  * resolutions, the human queue. Stop it with Ctrl-C.
  *
- * With the τ-bench data (`TAU_BENCH_DATA_DIR`, default `../shared/data/tau-bench`) it replays τ-bench
+ * With the τ-bench data (`TAU_BENCH_DATA_DIR`, default `examples/tau-bench/data`, the copy this repository carries) it replays τ-bench
  * tasks at a 20 % fault rate through Tristate and the two baselines (40 tasks; `--all` for all).
  * Without it, the source design's worked example (a refund whose answer is lost, then an e-mail; an
  * SMS for the human queue) and the trip saga (hotel booked, flight refused, the hotel cancelled).

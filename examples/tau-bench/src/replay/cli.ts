@@ -30,7 +30,7 @@ export const REPLAY_USAGE = `usage: pnpm tau:replay [options]
   --executor-port N   port of the executor API (default 0: any free port)
   --db CHOICE         executor database: auto (DATABASE_URL, else a fresh test database on
                       TRISTATE_TEST_DATABASE_URL's server, else embedded), embedded, test (default auto)
-  --data-dir DIR      τ-bench data (default: TAU_BENCH_DATA_DIR, i.e. ../shared/data/tau-bench)`;
+  --data-dir DIR      τ-bench data (default: TAU_BENCH_DATA_DIR, i.e. examples/tau-bench/data)`;
 
 /** Longest `--lag-ms` / `--hang-ms`, ms (10 minutes). */
 export const MAX_FAULT_DELAY_MS = 600_000;

@@ -11,7 +11,7 @@ export const USAGE = `usage: tsx src/service/main.ts [options]
   --port N                 listen port (default 4100; 0 = any)
   --host H                 listen address (default 127.0.0.1)
   --domains retail,airline domains to host (default both)
-  --data-dir DIR           τ-bench data (default: TAU_BENCH_DATA_DIR, i.e. ../shared/data/tau-bench from the repo root)
+  --data-dir DIR           τ-bench data (default: TAU_BENCH_DATA_DIR, i.e. examples/tau-bench/data from the repo root)
   --fault-rate R           probability in [0,1] that a write request gets a fault (default 0)
   --fault-mix K=W,...      weights of refuse,503,hang,504,reset,lag (default all 1), or a named mix:
                            all, lag-heavy (= lag=4,hang=2,504=1,reset=1,503=1,refuse=1)
