@@ -74,10 +74,19 @@ export function recordSnapshot(record: IntentRecord): Prisma.InputJsonObject {
   return JSON.parse(JSON.stringify(record)) as Prisma.InputJsonObject;
 }
 
-/** A snapshot back as a record. */
+/**
+ * A snapshot back as a record. Snapshots written before a field existed lack it: `tenant` is then
+ * `default` (before tenants), `sentKey` and `settlesAtEpochMs` null.
+ */
 export function recordFromSnapshot(snapshot: unknown): IntentRecord {
   const s = snapshot as IntentRecord & Record<string, unknown>;
-  return { ...s, result: "result" in s ? s.result : undefined };
+  return {
+    ...s,
+    tenant: s.tenant ?? "default",
+    sentKey: s.sentKey ?? null,
+    settlesAtEpochMs: s.settlesAtEpochMs ?? null,
+    result: "result" in s ? s.result : undefined,
+  };
 }
 
 type AuditRow = AuditEntryRow;

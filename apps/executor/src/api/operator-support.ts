@@ -1,4 +1,4 @@
-import { type IntentRecord, isOperatorActionError, OPERATOR_ACTIONS } from "@tristate/core";
+import { isOperatorActionError, OPERATOR_ACTIONS } from "@tristate/core";
 import { z } from "zod";
 import { AppError } from "../app-error.ts";
 
@@ -32,34 +32,3 @@ export const keySchema = z.string().regex(/^[0-9a-f]{32}$/, "must be 32 lower-ca
 
 /** An operator action. */
 export const operatorActionSchema = z.enum(OPERATOR_ACTIONS);
-
-/** An intent record as the operator API returns it (times in epoch ms; `result: null` when none). */
-export const intentRecordSchema = z.object({
-  /** The record's tenant (audit snapshots written before tenants existed belong to `default`). */
-  tenant: z.string().default("default"),
-  key: z.string(),
-  runId: z.string(),
-  stepId: z.string(),
-  tool: z.string(),
-  args: z.unknown(),
-  identity: z.record(z.string(), z.string()),
-  status: z.enum(["PENDING", "SUCCEEDED", "FAILED_NO_EFFECT", "UNKNOWN"]),
-  attempt: z.number().int(),
-  deadlineEpochMs: z.number(),
-  result: z.unknown(),
-  error: z.record(z.string(), z.unknown()).nullable(),
-  compensation: z.unknown(),
-  resolution: z.string().nullable(),
-  needsHuman: z.boolean(),
-  reconcileSweeps: z.number().int(),
-  version: z.number().int(),
-  createdAtEpochMs: z.number(),
-  updatedAtEpochMs: z.number(),
-  finishedAtEpochMs: z.number().nullable(),
-  traceId: z.string().nullable(),
-});
-
-/** A record for the API: `result` is `null` when none was recorded (JSON has no `undefined`). */
-export function recordOut(record: IntentRecord): z.infer<typeof intentRecordSchema> {
-  return { ...record, result: record.result ?? null, error: record.error ? { ...record.error } : null };
-}

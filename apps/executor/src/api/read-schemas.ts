@@ -1,14 +1,23 @@
-import { INTENT_EVENT_TYPES, INTENT_STATUSES, RESOLUTIONS } from "@tristate/core";
+/**
+ * The API's one schema of an intent record, in the shapes its procedures answer: the summary of the
+ * lists (no result), the detail of `intents.get` (`hasResult` and the result), and the whole record
+ * of `calls.get`, `queue.resolve` and the audit snapshots (`result: null` when none was recorded).
+ * Statuses, resolutions and reason codes are the core's closed unions (`@tristate/core` `statuses.ts`).
+ */
+import { INTENT_EVENT_TYPES, INTENT_STATUSES, type IntentRecord, REASON_CODES, RESOLUTIONS } from "@tristate/core";
 import { QueryInputError } from "@tristate/db";
 import { z } from "zod";
 import { AppError } from "../app-error.ts";
 
-/** The error recorded on an intent record. */
+/** The error recorded on an intent record (`IntentError` of `@tristate/core`). */
 export const intentErrorSchema = z.object({
-  code: z.string(),
+  code: z.enum(REASON_CODES),
   message: z.string(),
   httpStatus: z.number().optional(),
+  /** ms. */
   retryAfterMs: z.number().optional(),
+  /** Epoch ms before which nothing is sent again for this record. */
+  retryNotBeforeEpochMs: z.number().optional(),
   field: z.string().optional(),
   rule: z.string().optional(),
 });
@@ -42,6 +51,10 @@ export const intentSummarySchema = z.object({
   /** Epoch ms, or null while not SUCCEEDED / FAILED_NO_EFFECT. */
   finishedAtEpochMs: z.number().nullable(),
   traceId: z.string().nullable(),
+  /** The idempotency key sent on the wire for the current attempt; null means `key`. */
+  sentKey: z.string().nullable(),
+  /** Epoch ms from which a probe's "absent" proves absence (the tool's settle window), or null. */
+  settlesAtEpochMs: z.number().nullable(),
 });
 
 /** A whole record: the summary plus the result (`hasResult` false: none recorded). */
@@ -49,6 +62,20 @@ export const intentDetailRecordSchema = intentSummarySchema.extend({
   hasResult: z.boolean(),
   result: z.json().nullable(),
 });
+
+/** A whole record as `calls.get`, `queue.resolve` and the audit return it: `result` null when none was recorded. */
+export const intentRecordSchema = intentSummarySchema.extend({
+  /** The tool's result, or null (none recorded, or a `null` result). */
+  result: z.json().nullable(),
+});
+
+/** An intent record as {@link intentRecordSchema} types it. */
+export type IntentRecordOut = z.infer<typeof intentRecordSchema>;
+
+/** A record for the API: `result` is `null` when none was recorded (JSON has no `undefined`). */
+export function recordOut(record: IntentRecord): IntentRecordOut {
+  return { ...record, result: record.result ?? null, error: record.error ? { ...record.error } : null };
+}
 
 /** One timeline event (id: the bigint sequence number as a string; time in epoch ms). */
 export const timelineEventSchema = z.object({

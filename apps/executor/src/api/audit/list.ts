@@ -9,7 +9,8 @@ import {
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
-import { intentRecordSchema, operatorActionSchema, recordOut } from "../operator-support.ts";
+import { operatorActionSchema } from "../operator-support.ts";
+import { intentRecordSchema, recordOut } from "../read-schemas.ts";
 import { maskerFor, maskRecord } from "../secrets.ts";
 import { readTenant, tenantInput } from "../tenancy.ts";
 

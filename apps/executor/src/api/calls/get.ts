@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { anyKeyProcedure, outcomesVisible } from "../../trpc/init.ts";
+import { intentRecordSchema, recordOut } from "../read-schemas.ts";
 import { maskedRecord } from "../secrets.ts";
 import { tenantForKey } from "../tenancy.ts";
 
@@ -12,9 +13,10 @@ import { tenantForKey } from "../tenancy.ts";
 export const getCall = anyKeyProcedure
   .use(outcomesVisible)
   .input(z.object({ key: z.string().regex(/^[0-9a-f]{32}$/, "must be 32 lower-case hex characters") }).strict())
+  .output(intentRecordSchema)
   .query(async ({ ctx, input }) => {
     const tenant = await tenantForKey(ctx, input.key);
     const record = tenant === null ? null : await ctx.services.tenants.store(tenant).get(input.key);
     if (!record) throw new AppError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
-    return maskedRecord(ctx, { ...record, result: record.result ?? null });
+    return maskedRecord(ctx, recordOut(record));
   });

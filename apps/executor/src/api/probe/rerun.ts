@@ -1,3 +1,4 @@
+import { INTENT_STATUSES } from "@tristate/core";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { operatorProcedure } from "../../trpc/init.ts";
@@ -12,7 +13,7 @@ export const probeRerunInput = z.object({ key: keySchema }).strict();
 export const probeRerunOutput = z.object({
   key: z.string(),
   tool: z.string(),
-  status: z.enum(["PENDING", "SUCCEEDED", "FAILED_NO_EFFECT", "UNKNOWN"]),
+  status: z.enum(INTENT_STATUSES),
   version: z.number().int(),
   keyExpired: z.boolean(),
   probes: z.array(

@@ -1,4 +1,4 @@
-import { operatorOptions } from "@tristate/core";
+import { INTENT_STATUSES, operatorOptions, REASON_CODES, TOOL_KINDS } from "@tristate/core";
 import { filterTextSchema, type PrismaOperatorStore } from "@tristate/db";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
@@ -27,18 +27,18 @@ export const queueItemSchema = z.object({
   key: z.string(),
   tool: z.string(),
   /** The tool's kind, or null when the tool is no longer in the catalog. */
-  kind: z.enum(["read_only", "idempotent_by_key", "unsafe"]).nullable(),
+  kind: z.enum(TOOL_KINDS).nullable(),
   runId: z.string(),
   stepId: z.string(),
   /** The effect in words (the tool's `describe`), e.g. "refund of 49.90 EUR on order A-1182". */
   effect: z.string(),
   /** Canonical identity fields (not the full arguments). */
   identity: z.record(z.string(), z.string()),
-  status: z.enum(["PENDING", "SUCCEEDED", "FAILED_NO_EFFECT", "UNKNOWN"]),
+  status: z.enum(INTENT_STATUSES),
   attempt: z.number().int(),
   /** Pass as `expectedVersion` to `queue.resolve`. */
   version: z.number().int(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  error: z.object({ code: z.enum(REASON_CODES), message: z.string() }).nullable(),
   /** Epoch ms. */
   createdAtEpochMs: z.number(),
   /** Age of the record, ms. */

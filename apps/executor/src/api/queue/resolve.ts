@@ -2,13 +2,8 @@ import { MAX_OPERATOR_NOTE_CHARS, OPERATOR_ACTION_ID_RULE } from "@tristate/core
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { operatorProcedure } from "../../trpc/init.ts";
-import {
-  intentRecordSchema,
-  keySchema,
-  operatorActionSchema,
-  operatorErrorToAppError,
-  recordOut,
-} from "../operator-support.ts";
+import { keySchema, operatorActionSchema, operatorErrorToAppError } from "../operator-support.ts";
+import { intentRecordSchema, recordOut } from "../read-schemas.ts";
 import { maskerFor, maskRecord } from "../secrets.ts";
 import { tenantForKey } from "../tenancy.ts";
 

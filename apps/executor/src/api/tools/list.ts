@@ -1,10 +1,11 @@
+import { TOOL_KINDS } from "@tristate/core";
 import { z } from "zod";
 import { anyKeyProcedure } from "../../trpc/init.ts";
 
 /** One catalog entry, as a model's tool list needs it. */
 export const toolInfoSchema = z.object({
   name: z.string(),
-  kind: z.enum(["read_only", "idempotent_by_key", "unsafe"]),
+  kind: z.enum(TOOL_KINDS),
   description: z.string().nullable(),
   /** JSON Schema (draft 2020-12) of the arguments. */
   argsJsonSchema: z.record(z.string(), z.unknown()),
