@@ -1,4 +1,5 @@
 import type { IntentStatus, OperatorAction, Resolution, Role } from "~/trpc/types";
+import { everyMember } from "./every-member";
 
 /** How a status is shown: an icon (never alone) and words. */
 export interface StatusLook {
@@ -42,12 +43,12 @@ export function resolutionLabel(resolution: Resolution | null): string {
 }
 
 /** The four operator actions, in keyboard order (1–4). */
-export const OPERATOR_ACTIONS: readonly OperatorAction[] = [
-  "confirm_effect",
-  "confirm_no_effect",
-  "resend_same_key",
-  "compensate",
-];
+export const OPERATOR_ACTIONS = everyMember<OperatorAction>({
+  confirm_effect: true,
+  confirm_no_effect: true,
+  resend_same_key: true,
+  compensate: true,
+});
 
 /** The button label of an action (the names the e2e tests use). */
 export function actionLabel(action: OperatorAction): string {

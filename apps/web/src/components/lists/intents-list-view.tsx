@@ -10,6 +10,7 @@ import { useLiveInterval } from "~/components/live-refresh";
 import { ParamProblems } from "~/components/param-problems";
 import { ErrorState, Loading, NoResults } from "~/components/states";
 import { useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
+import { everyMember } from "~/lib/every-member";
 import { intentListHref } from "~/lib/intent-filters";
 import { isPreset, parseListWindow } from "~/lib/time-range";
 import { TOOL_FILTER_LABEL, TOOL_FILTER_MAX_LENGTH, toolFilter } from "~/lib/tool-filter";
@@ -20,16 +21,18 @@ import { intentColumns } from "./intent-columns";
 
 type Filters = NonNullable<Exclude<RouterInputs["intents"]["list"], void>["filters"]>;
 
-const STATUSES: IntentStatus[] = ["PENDING", "SUCCEEDED", "FAILED_NO_EFFECT", "UNKNOWN"];
-const RESOLUTIONS: (Resolution | "human")[] = [
-  "found",
-  "absent_resent",
-  "human",
-  "human_confirmed_effect",
-  "human_confirmed_no_effect",
-  "human_resent",
-  "needs_human",
-];
+/** Every status (the compiler keeps the list equal to the executor's union). */
+const STATUSES = everyMember<IntentStatus>({ PENDING: true, SUCCEEDED: true, FAILED_NO_EFFECT: true, UNKNOWN: true });
+/** Every resolution, and `human` (any of the three a person gave), as `intents.list` filters by them. */
+const RESOLUTIONS = everyMember<Resolution | "human">({
+  found: true,
+  absent_resent: true,
+  human: true,
+  human_confirmed_effect: true,
+  human_confirmed_no_effect: true,
+  human_resent: true,
+  needs_human: true,
+});
 
 /** The URL parameters of the records page. */
 const INTENTS_PARAMS: Record<string, ParamRule> = {
