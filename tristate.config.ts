@@ -9,14 +9,7 @@
  * `GET /effects?clientRef=<key>` finds it by idempotency key / client reference, and
  * `GET /effects/search?<field>=<value>&since=<epoch ms>` finds it by business identity.
  */
-import {
-  callHttp,
-  canon,
-  defineCatalog,
-  defineTool,
-  type HttpToolDeclaration,
-  z,
-} from "./apps/executor/src/catalog/define-catalog.ts";
+import { callHttp, canon, defineCatalog, defineTool, type HttpToolDeclaration, z } from "@tristate/executor/catalog";
 
 /**
  * A refund amount written as text: 0.01 to 10000.00, digits with at most two decimals (no sign,

@@ -97,6 +97,7 @@ switch (mode) {
   }
   case "test": {
     pnpm(["run", "lint"]);
+    run(process.execPath, ["scripts/check-boundaries.mjs"]);
     run(process.execPath, ["scripts/check-compose.mjs"]);
     pnpm(["run", "typecheck"]);
     const results = join(root, "test-results");

@@ -19,8 +19,8 @@ import { fileURLToPath } from "node:url";
 import type { AnyTool } from "@tristate/core";
 import { type FakeRemote, type Fault, refundTool, startFakeRemote } from "@tristate/core/testing";
 import { ApiKeyStore, createTestDatabase } from "@tristate/db";
-import { readEnv } from "../../apps/executor/src/env.ts";
-import { startService } from "../../apps/executor/src/service.ts";
+import { readEnv } from "@tristate/executor/env";
+import { startService } from "@tristate/executor/service";
 import { startExecutorGate } from "./executor-gate.ts";
 import { KEY_NAMES, type StackInfo, TOOLS, TRACE_URL_TEMPLATE } from "./stack-info.ts";
 

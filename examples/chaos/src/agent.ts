@@ -5,8 +5,8 @@
  * same run/step again — always safe — on the next replica; a 503 or 429 waits `Retry-After` first.
  */
 import type { Envelope } from "@tristate/core";
-import { catalogName } from "../../tau-bench/src/catalog/tools.ts";
-import type { ReplayTask } from "../../tau-bench/src/replay/replay.ts";
+import { catalogName } from "@tristate/example-tau-bench/catalog";
+import type { ReplayTask } from "@tristate/example-tau-bench/replay";
 
 /** How the agent behaves. */
 export interface AgentPolicy {

@@ -6,10 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { ApiKeyStore, createPrismaIntentStore } from "@tristate/db";
-import { loadReplayTasks, type ReplayTask } from "../../tau-bench/src/replay/replay.ts";
-import { createTauService } from "../../tau-bench/src/service/http-service.ts";
-import { mulberry32 } from "../../tau-bench/src/service/rng.ts";
-import { tauBenchDataDir } from "../../tau-bench/src/settings.ts";
+import { createTauService, mulberry32, tauBenchDataDir } from "@tristate/example-tau-bench";
+import { loadReplayTasks, type ReplayTask } from "@tristate/example-tau-bench/replay";
 import { type AgentPool, type AgentResult, runAgent } from "./agent.ts";
 import {
   addViolations,

@@ -4,8 +4,9 @@
  * timing the service can show (from which every probe-able write tool's settle window follows) in
  * `TRISTATE_CHAOS_SERVICE_URL` and `TRISTATE_CHAOS_TIMING` (JSON `{ rate, mix, lagMs }`).
  */
-import { tauBenchTools } from "../../tau-bench/src/catalog/tools.ts";
-import { resolveRealism } from "../../tau-bench/src/service/realism.ts";
+
+import { resolveRealism } from "@tristate/example-tau-bench";
+import { tauBenchTools } from "@tristate/example-tau-bench/catalog";
 
 const baseUrl = process.env.TRISTATE_CHAOS_SERVICE_URL;
 const timing = process.env.TRISTATE_CHAOS_TIMING;

@@ -4,16 +4,16 @@
  * and, each round, proof that the checker flags a planted duplicate and a planted gap.
  */
 import type { Envelope } from "@tristate/core";
-import { kwargsOf } from "../../tau-bench/src/catalog/tools.ts";
-import type { ReplayTask } from "../../tau-bench/src/replay/replay.ts";
+import { kwargsOf } from "@tristate/example-tau-bench/catalog";
 import {
   claimsOfRecords,
   countStatusLies,
   type EffectEntry,
   effectSignature,
   expectedEffects,
+  type ReplayTask,
   type WriteClaim,
-} from "../../tau-bench/src/replay/scoring.ts";
+} from "@tristate/example-tau-bench/replay";
 import type { AgentResult } from "./agent.ts";
 
 /** An intent record as read from the database after the round. */

@@ -3,8 +3,7 @@
  * interval × [0.5, 1.5)) drawn from the campaign's seeded RNG, and every firing is logged with its
  * moment and target, so a reproduction names what happened when.
  */
-import type { FaultConfig } from "../../tau-bench/src/service/faults.ts";
-import type { TauService } from "../../tau-bench/src/service/http-service.ts";
+import type { FaultConfig, TauService } from "@tristate/example-tau-bench";
 import type { AgentPool } from "./agent.ts";
 import type { TempCluster } from "./postgres.ts";
 import type { ReplicaSet } from "./replicas.ts";

@@ -4,11 +4,10 @@
  * operator resolving queue items from the remote's truth while the sweepers run.
  */
 import { randomUUID } from "node:crypto";
+import { kwargsOf } from "@tristate/example-tau-bench/catalog";
+import type { EffectEntry, ReplayTask } from "@tristate/example-tau-bench/replay";
 import canonicalize from "canonicalize";
 import type pg from "pg";
-import { kwargsOf } from "../../tau-bench/src/catalog/tools.ts";
-import type { ReplayTask } from "../../tau-bench/src/replay/replay.ts";
-import type { EffectEntry } from "../../tau-bench/src/replay/scoring.ts";
 import { type AgentPool, type AgentResult, post } from "./agent.ts";
 import type { RecordRow, TaskObservation } from "./checker.ts";
 import { withRetry } from "./postgres.ts";

@@ -3,10 +3,8 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { visibleSplits } from "../../tau-bench/src/replay/cli.ts";
-import type { TaskSource } from "../../tau-bench/src/replay/replay.ts";
-import { DEFAULT_FAULTS, type FaultConfig } from "../../tau-bench/src/service/faults.ts";
-import { invocationDir, tauBenchDataDir } from "../../tau-bench/src/settings.ts";
+import { DEFAULT_FAULTS, type FaultConfig, invocationDir, tauBenchDataDir } from "@tristate/example-tau-bench";
+import { type TaskSource, visibleSplits } from "@tristate/example-tau-bench/replay";
 import type { AgentPolicy } from "./agent.ts";
 import { type ChaosFault, DEFAULT_INTERVALS_MS, FAULT_KINDS } from "./faults.ts";
 

@@ -1,5 +1,5 @@
+import type { ReplayTask } from "@tristate/example-tau-bench/replay";
 import { describe, expect, it } from "vitest";
-import type { ReplayTask } from "../../tau-bench/src/replay/replay.ts";
 import type { AgentResult } from "../src/agent.ts";
 import { checkerSelfTest, checkTask, type RecordRow, type TaskObservation } from "../src/checker.ts";
 import { parseChaosArgs } from "../src/options.ts";

@@ -15,9 +15,9 @@
  */
 import { parseArgs } from "node:util";
 import { startFakeRemote, startTripServices, tripTools } from "@tristate/core/testing";
-import { emailTool, smsTool } from "../../../../apps/executor/src/demo/tools.ts";
-import { readEnv } from "../../../../apps/executor/src/env.ts";
-import { type RunningService, startService } from "../../../../apps/executor/src/service.ts";
+import { emailTool, smsTool } from "@tristate/executor/demo-tools";
+import { readEnv } from "@tristate/executor/env";
+import { type RunningService, startService } from "@tristate/executor/service";
 import { visibleSplits } from "../replay/cli.ts";
 import { type ReplayEnvironment, startReplayEnvironment } from "../replay/environment.ts";
 import { loadReplayTasks, replayTasks } from "../replay/replay.ts";
