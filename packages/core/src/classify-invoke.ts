@@ -13,7 +13,7 @@ import {
   NOT_SENT_CODES,
   stringField,
   typedClassification,
-} from "./classify.ts";
+} from "./classify/index.ts";
 import { isRejectedError } from "./errors.ts";
 
 /**

@@ -3,7 +3,7 @@ import http from "node:http";
 import net from "node:net";
 import { Agent, Client, RetryAgent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { classifyError } from "./classify.ts";
+import { classifyError } from "./classify/index.ts";
 import { classifyInvokeFailure } from "./classify-invoke.ts";
 import { Deadline } from "./deadline.ts";
 import { AmbiguousError, NotSentError, RejectedError } from "./errors.ts";

@@ -4,7 +4,7 @@
  * "Error mapping"; field cases T07, T09, T11).
  */
 import { Agent, type Dispatcher, RetryAgent, request as undiciRequest } from "undici";
-import { classifyError } from "./classify.ts";
+import { classifyError } from "./classify/index.ts";
 import type { Deadline } from "./deadline.ts";
 import { AmbiguousError, NotSentError, RejectedError } from "./errors.ts";
 import { encodeBody, flattenHeaders, parseBody } from "./http-body.ts";

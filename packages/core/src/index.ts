@@ -11,7 +11,7 @@ export {
   type ClassifyOptions,
   classifyError,
   NOT_SENT_CODES,
-} from "./classify.ts";
+} from "./classify/index.ts";
 export { classifyInvokeFailure, type InvokeFailureEvidence } from "./classify-invoke.ts";
 export { type Clock, systemClock } from "./clock.ts";
 export { COMPENSATE_STEP_PREFIX, CORRECT_STEP_PREFIX, isCompensationStep } from "./compensation.ts";

@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { Agent, Client, request as undiciRequest } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { classifyError } from "./classify.ts";
+import { classifyError } from "./classify/index.ts";
 import { classifyInvokeFailure } from "./classify-invoke.ts";
 import { AmbiguousError, NotSentError } from "./errors.ts";
 import { callHttp } from "./http.ts";

@@ -288,7 +288,8 @@ function evidence(scope: IoScope): { written: boolean; ioStarted: boolean; writt
  * was seen and the error is not one of Tristate's typed errors, it waits {@link NOT_SENT_GRACE_MS}.
  *
  * Never throws, never rejects: an error of `fn` (thrown synchronously or rejected) comes back as
- * `{ ok: false, error }`. Classify it with `classifyInvokeFailure` (classify.ts).
+ * `{ ok: false, error }`. Classify it with `classifyInvokeFailure` (classify-invoke.ts, on top of the
+ * per-client-library adapters in classify/).
  * @param fn the invoke, e.g. `() => tool.invoke(args, ctx)`.
  * @returns the {@link InvokeAttempt}: the value or error plus `written`, `writtenRequests`, `ioStarted`.
  */

@@ -1,5 +1,5 @@
 import { parseStoredArgs } from "./call-input.ts";
-import { classifyError } from "./classify.ts";
+import { classifyError } from "./classify/index.ts";
 import { type IntentRecord, wireKey } from "./intent-store.ts";
 import { type JsonValue, toJson } from "./json.ts";
 import { OperatorActionError } from "./operator/errors.ts";

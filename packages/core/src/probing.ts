@@ -2,7 +2,7 @@
  * One probe of a record, and whose effect an identity probe's match is (DESIGN.md rules 5a and 5g).
  */
 import { parseStoredArgs } from "./call-input.ts";
-import { classifyError } from "./classify.ts";
+import { classifyError } from "./classify/index.ts";
 import { type IntentEvent, type IntentRecord, wireKey } from "./intent-store.ts";
 import { isRefusedUnderKey } from "./probe-answer.ts";
 import { event } from "./record-events.ts";

@@ -1,4 +1,4 @@
-import { classifyError } from "./classify.ts";
+import { classifyError } from "./classify/index.ts";
 import type { Deadline } from "./deadline.ts";
 import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";

@@ -1,6 +1,6 @@
 import { applied, writeInBackground } from "./background-write.ts";
 import { parseStoredArgs, storedArgsForHooks } from "./call-input.ts";
-import { type Classification, classifyError } from "./classify.ts";
+import { type Classification, classifyError } from "./classify/index.ts";
 import { classifyInvokeFailure } from "./classify-invoke.ts";
 import { registeredCompensation } from "./compensation.ts";
 import type { Deadline } from "./deadline.ts";

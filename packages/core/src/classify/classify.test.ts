@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { type Classification, classifyError } from "./classify.ts";
-import { classifyInvokeFailure } from "./classify-invoke.ts";
-import { AmbiguousError, DeadlineExceededError, NotSentError, RejectedError } from "./errors.ts";
-import { classifyHttpStatus, parseRetryAfterMs } from "./http-status.ts";
-import type { ReasonCode } from "./statuses.ts";
+import { classifyInvokeFailure } from "../classify-invoke.ts";
+import { AmbiguousError, DeadlineExceededError, NotSentError, RejectedError } from "../errors.ts";
+import { classifyHttpStatus, parseRetryAfterMs } from "../http-status.ts";
+import type { ReasonCode } from "../statuses.ts";
+import { type Classification, classifyError } from "./index.ts";
 
 const withCode = (code: string, message = "x") => Object.assign(new Error(message), { code });
 const fetchFailed = (cause: unknown) => new TypeError("fetch failed", { cause });
