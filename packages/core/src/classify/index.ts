@@ -7,6 +7,17 @@
  * Layout: adapter.ts is the contract, engine.ts the shared logic, and each client library has one
  * file (with its test beside it, built from the library's real error shape). This file is the
  * registry: supporting another client is one more file and one more line in {@link CLIENT_ADAPTERS}.
+ *
+ * Recipe, another client library's error mapping:
+ * 1. `classify/<library>.ts` exporting a `ClientErrorAdapter`: the library's own string codes in
+ *    `notSentCodes` (only codes it raises strictly before the first request byte is written) or
+ *    `ambiguousCodes`, and `httpStatus` / `classify` / `retries` for what its errors carry
+ *    otherwise; cite the library's source file for each shape. Codes it passes through from Node
+ *    (`ECONNREFUSED`, …) are node-errors.ts's already; `createRegistry` refuses a code claimed twice.
+ * 2. One line in {@link CLIENT_ADAPTERS}.
+ * 3. `classify/<library>.test.ts`: produce the errors with the real client against the loopback
+ *    remotes of fixtures.ts (refused, read timeout after the request was sent, reset after write,
+ *    a 5xx answer) when the library is in the workspace, else build them as its source does.
  */
 import type { ClassifyOptions } from "../http-status.ts";
 import type { ReasonCode } from "../statuses.ts";
