@@ -1,6 +1,7 @@
 import type { ZodError } from "zod";
-import { CanonicalisationError } from "./canon.ts";
+import { isCanonicalisationError } from "./canon.ts";
 import type { Deadline } from "./deadline.ts";
+import { InvalidArgumentsError } from "./definition-errors.ts";
 import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import { canonicalIdentity, idempotencyKey } from "./idempotency-key.ts";
 import { ID_PATTERN } from "./ids.ts";
@@ -97,25 +98,32 @@ export async function declarePlan(rt: Runtime, runId: string, steps: PlanStep[])
   );
 }
 
-/** The key a call would get (see `Executor.keyFor`). */
+/**
+ * The key a call would get (see `Executor.keyFor`).
+ * @throws InvalidArgumentsError (a TypeError, message `keyFor: <field> <rule>`) for an unknown tool
+ *   (field `tool`) or arguments that fail the tool's schema, the text rules or an identity
+ *   canonicaliser (field `args.<path>`).
+ */
 export function keyFor(rt: Runtime, input: Omit<CallInput, "deadline" | "confirmationToken">): string {
   const tool = rt.tools.get(input.tool);
-  if (!tool) throw new TypeError(`keyFor: tool "${input.tool}" is not in the catalog`);
+  const refuse = (field: string, rule: string) =>
+    new InvalidArgumentsError("keyFor", { tool: input.tool, field, rule });
+  if (!tool) throw refuse("tool", `"${input.tool}" is not in the catalog`);
   let args: unknown = input.args;
   if (tool.args) {
     const parsed = tool.args.safeParse(input.args);
     if (!parsed.success) {
       const issue = zodIssue(parsed.error);
-      throw new TypeError(`keyFor: args.${issue.field} ${issue.rule}`);
+      throw refuse(`args.${issue.field}`, issue.rule);
     }
     args = parsed.data;
   }
   const badText = findBadText(input.args);
-  if (badText) throw new TypeError(`keyFor: ${["args", ...badText.path].join(".")} ${badText.rule}`);
+  if (badText) throw refuse(["args", ...badText.path].join("."), badText.rule);
   try {
     return idempotencyKey(input.runId, input.stepId, tool.name, canonicalIdentity(args, tool.identity), rt.tenant);
   } catch (error) {
-    if (error instanceof CanonicalisationError) throw new TypeError(`keyFor: args.${error.field} ${error.rule}`);
+    if (isCanonicalisationError(error)) throw refuse(`args.${error.field}`, error.rule);
     throw error;
   }
 }

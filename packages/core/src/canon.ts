@@ -1,4 +1,5 @@
 import { Decimal } from "decimal.js";
+import { brandError, errorKindOf } from "./brand.ts";
 
 /**
  * Thrown when an identity field's value cannot be canonicalised. Names the field and the rule.
@@ -13,8 +14,13 @@ export class CanonicalisationError extends TypeError {
     super(`${field} ${rule}`);
     this.field = field;
     this.rule = rule;
+    brandError(this, "canonicalisation");
   }
 }
+
+/** True when `e` is a {@link CanonicalisationError} (from any copy of this package: a catalog's own `canon`). */
+export const isCanonicalisationError = (e: unknown): e is CanonicalisationError =>
+  errorKindOf(e) === "canonicalisation";
 
 /**
  * Turns one identity field's value into its canonical string. Gets the field's dot path for errors.

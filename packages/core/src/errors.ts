@@ -9,19 +9,13 @@
  * Guards (`isNotSentError`, …) check a brand registered with `Symbol.for`, so they work across two
  * copies of this package.
  */
+import { brandError, errorKindOf } from "./brand.ts";
 import type { ReasonCode } from "./statuses.ts";
-
-const BRAND = Symbol.for("tristate.error.kind");
 
 type ErrorKind = "not_sent" | "rejected" | "ambiguous" | "deadline_exceeded";
 
-function brand(error: Error, kind: ErrorKind): void {
-  Object.defineProperty(error, BRAND, { value: kind, enumerable: false });
-}
-
-function kindOf(value: unknown): ErrorKind | undefined {
-  return typeof value === "object" && value !== null ? (value as { [BRAND]?: ErrorKind })[BRAND] : undefined;
-}
+const brand: (error: Error, kind: ErrorKind) => void = brandError;
+const kindOf = errorKindOf;
 
 /** Fields shared by the classification errors. */
 export interface ToolErrorFields {

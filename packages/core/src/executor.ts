@@ -1,6 +1,6 @@
 import { type Span, SpanStatusCode } from "@opentelemetry/api";
 import { type CallInput, declarePlan, invalidArgs, keyFor, zodIssue } from "./call-input.ts";
-import { CanonicalisationError } from "./canon.ts";
+import { isCanonicalisationError } from "./canon.ts";
 import { systemClock } from "./clock.ts";
 import { registeredCompensation } from "./compensation.ts";
 import { DEFAULT_RESERVE_MS, Deadline, MIN_CALL_BUDGET_MS } from "./deadline.ts";
@@ -198,8 +198,7 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
   try {
     identity = canonicalIdentity(args, tool.identity);
   } catch (error) {
-    if (error instanceof CanonicalisationError)
-      return invalidArgs(input.tool, { field: error.field, rule: error.rule });
+    if (isCanonicalisationError(error)) return invalidArgs(input.tool, { field: error.field, rule: error.rule });
     throw error;
   }
   const key = idempotencyKey(input.runId, input.stepId, tool.name, identity, rt.tenant);

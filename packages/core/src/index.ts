@@ -4,7 +4,7 @@
  */
 
 export { invalidArgs } from "./call-input.ts";
-export { CanonicalisationError, type Canonicaliser, canon } from "./canon.ts";
+export { CanonicalisationError, type Canonicaliser, canon, isCanonicalisationError } from "./canon.ts";
 export {
   AMBIGUOUS_CODES,
   type Classification,
@@ -22,6 +22,13 @@ export {
   DEFAULT_CONFIRMATION_TTL_MS,
 } from "./confirmations.ts";
 export { DEFAULT_RESERVE_MS, Deadline, MIN_CALL_BUDGET_MS } from "./deadline.ts";
+export {
+  type FieldFault,
+  InvalidArgumentsError,
+  isInvalidArgumentsError,
+  isToolDefinitionError,
+  ToolDefinitionError,
+} from "./definition-errors.ts";
 export {
   buildEnvelope,
   type Envelope,

@@ -1,6 +1,7 @@
 import type { ZodType } from "zod";
 import type { Canonicaliser } from "./canon.ts";
 import type { Deadline } from "./deadline.ts";
+import { ToolDefinitionError } from "./definition-errors.ts";
 import { TOOL_KINDS, type ToolKind } from "./statuses.ts";
 
 /** Default key retention (ms) when a tool declares none: 24 h, Stripe's documented retention. */
@@ -164,7 +165,7 @@ const MAX_TIMEOUT_MS = 24 * 3600_000;
 const MAX_SETTLE_MS = 7 * 24 * 3600_000;
 
 function fail(tool: string, field: string, rule: string): never {
-  throw new TypeError(`defineTool(${JSON.stringify(tool)}): ${field} ${rule}`);
+  throw new ToolDefinitionError({ tool, field, rule });
 }
 
 /** A dot path: non-empty segments separated by dots. */
@@ -202,7 +203,8 @@ function checkSecretFields(name: string, secret: unknown, loggable: unknown): vo
 
 /**
  * Declares a tool. Validates the declaration and fills defaults.
- * @throws TypeError naming the tool and the field when the declaration is invalid.
+ * @throws ToolDefinitionError (a TypeError) carrying the tool, the field and the rule when the
+ *   declaration is invalid; its message is `defineTool("<tool>"): <field> <rule>`.
  */
 export function defineTool<A = Record<string, unknown>, R = unknown>(spec: ToolSpec<A, R>): Tool<A, R> {
   const name = typeof spec?.name === "string" ? spec.name : "";

@@ -13,6 +13,7 @@ import { Prisma, type PrismaClient } from "./generated/prisma/client.ts";
 import { RECORD_COLUMNS, type RecordRow, toIntentRecord } from "./intent-row.ts";
 import { updateSql } from "./intent-sql.ts";
 import { RUN_ABORT_ACTION } from "./queries/list-runs.ts";
+import { CursorError } from "./queries/query-input.ts";
 import { toolFilterPattern } from "./queries/tool-match.ts";
 import {
   type AuditEntryRow,
@@ -226,7 +227,7 @@ export class PrismaOperatorStore implements OperatorStore {
   /**
    * Audit entries (operator actions on records and operators' run aborts), newest first, filtered; cursor pagination by entry id.
    * `tool` matches tools whose name contains it (case-insensitive), as every list's tool filter.
-   * @throws RangeError when `cursor` is not one this method returned.
+   * @throws CursorError (a RangeError) when `cursor` is not one this method returned.
    */
   async listAudit(query: AuditQuery = {}): Promise<AuditPage> {
     const limit = query.limit ?? 50;
@@ -235,7 +236,7 @@ export class PrismaOperatorStore implements OperatorStore {
     }
     let before: bigint | undefined;
     if (query.cursor !== undefined) {
-      if (!/^[1-9][0-9]{0,18}$/.test(query.cursor)) throw new RangeError("cursor is not a cursor of this list");
+      if (!/^[1-9][0-9]{0,18}$/.test(query.cursor)) throw new CursorError();
       before = BigInt(query.cursor);
     }
     const at: Prisma.DateTimeFilter = {};
@@ -269,7 +270,7 @@ export class PrismaOperatorStore implements OperatorStore {
   /**
    * Records in the human queue (`needs_human`), oldest first (by creation, then key); cursor pagination.
    * `tool` matches tools whose name contains it (case-insensitive; `%`, `_` are plain characters).
-   * @throws RangeError when `cursor` is not one this method returned.
+   * @throws CursorError (a RangeError) when `cursor` is not one this method returned.
    */
   async listNeedsHuman(
     query: { tenant?: string; tool?: string; cursor?: string; limit?: number } = {},
@@ -288,7 +289,7 @@ export class PrismaOperatorStore implements OperatorStore {
     }
     if (query.cursor !== undefined) {
       const m = /^(\d{1,15})\.([0-9a-f]{32})$/.exec(query.cursor);
-      if (!m) throw new RangeError("cursor is not a cursor of this list");
+      if (!m) throw new CursorError();
       values.push(new Date(Number(m[1])), m[2]);
       where.push(`(created_at, key) > ($${values.length - 1}::timestamptz, $${values.length})`);
     }

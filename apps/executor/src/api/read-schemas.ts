@@ -5,9 +5,7 @@
  * Statuses, resolutions and reason codes are the core's closed unions (`@tristate/core` `statuses.ts`).
  */
 import { INTENT_EVENT_TYPES, INTENT_STATUSES, type IntentRecord, REASON_CODES, RESOLUTIONS } from "@tristate/core";
-import { QueryInputError } from "@tristate/db";
 import { z } from "zod";
-import { AppError } from "../app-error.ts";
 
 /** The error recorded on an intent record (`IntentError` of `@tristate/core`). */
 export const intentErrorSchema = z.object({
@@ -84,16 +82,3 @@ export const timelineEventSchema = z.object({
   atEpochMs: z.number(),
   data: z.record(z.string(), z.json()),
 });
-
-/**
- * Runs a read query, turning its input errors into BAD_INPUT naming the field.
- * @throws AppError BAD_INPUT for a QueryInputError; anything else unchanged.
- */
-export async function runReadQuery<T>(query: () => Promise<T>): Promise<T> {
-  try {
-    return await query();
-  } catch (error) {
-    if (error instanceof QueryInputError) throw new AppError("BAD_INPUT", error.message, { field: error.field });
-    throw error;
-  }
-}

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { AnyTool } from "@tristate/core";
+import { type AnyTool, isToolDefinitionError } from "@tristate/core";
 import type { Env } from "../env.ts";
 import { CatalogError } from "./catalog-error.ts";
 import type { Catalog, CatalogDefinition } from "./define-catalog.ts";
@@ -163,8 +163,7 @@ async function moduleCatalog(path: string, env: Env | undefined): Promise<Catalo
     mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (error) {
     // defineTool validates at import time: name the tool and the field the same way.
-    const m = error instanceof TypeError ? /^defineTool\(("[^"]*")\): (\S+) (.*)$/s.exec(error.message) : null;
-    if (m) throw new CatalogError(JSON.parse(m[1] ?? '""'), m[2] ?? null, m[3] ?? "", { cause: error });
+    if (isToolDefinitionError(error)) throw new CatalogError(error.tool, error.field, error.rule, { cause: error });
     if (error instanceof CatalogError) throw error;
     throw new CatalogError(null, null, `cannot load ${path}: ${(error as Error)?.message ?? String(error)}`, {
       cause: error,

@@ -15,7 +15,7 @@ import {
 import { type AnyTool, type Executor, findBadText, invalidArgs } from "@tristate/core";
 import { z } from "zod";
 import { resolveDeadline } from "../api/calls/execute.ts";
-import { AppError } from "../app-error.ts";
+import { isAppError } from "../app-error.ts";
 import type { Logger } from "../logger.ts";
 import { ENVELOPE_OUTPUT_SCHEMA, envelopeResult } from "./envelope-result.ts";
 import { invalidParams } from "./protocol-error.ts";
@@ -159,7 +159,7 @@ function deadlineOf(meta: Record<string, unknown> | undefined, options: GatewayO
   try {
     return resolveDeadline(given === undefined ? {} : { deadlineEpochMs: given }, options.now(), options.budget);
   } catch (error) {
-    if (error instanceof AppError) {
+    if (isAppError(error)) {
       throw invalidParams(`_meta["${META_DEADLINE}"]: ${error.message}`);
     }
     throw error;

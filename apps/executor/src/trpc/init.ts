@@ -2,7 +2,7 @@ import { context as otelContext } from "@opentelemetry/api";
 import { findBadText, invalidArgs } from "@tristate/core";
 import { type ApiKeyRole, isTransientDatabaseError } from "@tristate/db";
 import { initTRPC } from "@trpc/server";
-import { AppError, toTRPCError } from "../app-error.ts";
+import { AppError, appErrorOf, isAppError, toTRPCError } from "../app-error.ts";
 import type { Context } from "./context.ts";
 
 /**
@@ -11,7 +11,7 @@ import type { Context } from "./context.ts";
  */
 const t = initTRPC.context<Context>().create({
   errorFormatter({ shape, error }) {
-    const cause = error.cause instanceof AppError ? error.cause : undefined;
+    const cause = isAppError(error.cause) ? error.cause : undefined;
     const zodIssue = (error.cause as { issues?: { path: (string | number)[]; message: string }[] } | undefined)
       ?.issues?.[0];
     const field = cause?.field ?? (zodIssue ? zodIssue.path.join(".") || "input" : undefined);
@@ -42,15 +42,19 @@ export const router = t.router;
 export const TRANSIENT_RETRY_AFTER_S = 1;
 
 /**
- * Maps AppError to tRPC errors and runs the procedure inside the caller's trace context (W3C
- * traceparent). The executor's own transient failures — its database restarting, a terminated
- * backend, a full pool — are 503 with `Retry-After`, never 500 (RFC 9110 §15.6.4): the same call
- * (same run, step and arguments) is always safe to repeat, since it replays or reconciles.
+ * Runs the procedure inside the caller's trace context (W3C traceparent) and maps every error it
+ * throws to a tRPC (and so HTTP) status — the one place that does, so procedures throw and never
+ * translate: the service's own errors, refused operator actions, invalid query input and arguments
+ * through {@link appErrorOf}. The executor's own transient failures — its database restarting, a
+ * terminated backend, a full pool — are 503 with `Retry-After`, never 500 (RFC 9110 §15.6.4): the
+ * same call (same run, step and arguments) is always safe to repeat, since it replays or reconciles.
+ * Anything else is a 500 whose detail stays in the log.
  */
 const base = t.procedure.use(async ({ ctx, next }) => {
   const result = await otelContext.with(ctx.traceContext, () => next());
   if (result.ok) return result;
-  if (result.error.cause instanceof AppError) throw toTRPCError(result.error.cause);
+  const known = appErrorOf(result.error.cause);
+  if (known) throw toTRPCError(known);
   if (isTransientDatabaseError(result.error.cause ?? result.error)) {
     ctx.services.logger.warn({ err: result.error.cause ?? result.error }, "transient database failure (503)");
     ctx.setHeader("retry-after", String(TRANSIENT_RETRY_AFTER_S));

@@ -1,3 +1,4 @@
+import { brandError, errorKindOf } from "../brand.ts";
 import type { JsonObject } from "../json.ts";
 
 /** Why an operator action was refused (closed set). */
@@ -31,10 +32,11 @@ export class OperatorActionError extends Error {
     this.code = code;
     this.field = options.field;
     this.detail = options.detail;
+    brandError(this, "operator_action");
   }
 }
 
-/** True for {@link OperatorActionError}. */
+/** True for an {@link OperatorActionError} (from any copy of this package: the guard checks a brand). */
 export function isOperatorActionError(error: unknown): error is OperatorActionError {
-  return error instanceof OperatorActionError;
+  return errorKindOf(error) === "operator_action";
 }

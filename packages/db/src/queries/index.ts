@@ -46,9 +46,12 @@ export {
 } from "./list-runs.ts";
 export { listStale, listStaleInput, type StaleIntent, type StaleList } from "./list-stale.ts";
 export {
+  CursorError,
   checkWindow,
   epochMsSchema,
   filterTextSchema,
+  isCursorError,
+  isQueryInputError,
   QueryInputError,
   resolveWindow,
   type WindowInput,

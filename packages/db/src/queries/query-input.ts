@@ -1,18 +1,56 @@
 import { z } from "zod";
 
+/** The brand every Tristate error carries (the symbol `@tristate/core`'s guards read), so guards survive two copies. */
+const ERROR_BRAND = Symbol.for("tristate.error.kind");
+
+function brand(error: Error, kind: "query_input" | "cursor"): void {
+  Object.defineProperty(error, ERROR_BRAND, { value: kind, enumerable: false });
+}
+
+function kindOf(value: unknown): unknown {
+  return typeof value === "object" && value !== null ? (value as { [ERROR_BRAND]?: unknown })[ERROR_BRAND] : undefined;
+}
+
 /**
  * Invalid input to a dashboard query (a field out of range, a malformed cursor). `field` names the
  * input field at fault, e.g. `toEpochMs` or `filters.status`, so a service can answer 400 naming it.
+ * The message is `<field>: <rule>`.
  */
 export class QueryInputError extends Error {
   override readonly name = "QueryInputError";
   /** The input field at fault (dotted path). */
   readonly field: string;
+  /** The rule the field broke, e.g. `must be after fromEpochMs`. */
+  readonly rule: string;
   constructor(field: string, message: string) {
     super(`${field}: ${message}`);
     this.field = field;
+    this.rule = message;
+    brand(this, "query_input");
   }
 }
+
+/**
+ * A `cursor` that an operator list (the human queue, the audit log) did not return. A RangeError
+ * whose message is the rule (`cursor is not a cursor of this list`); `field` is always `cursor`.
+ */
+export class CursorError extends RangeError {
+  override readonly name = "CursorError";
+  /** The input field at fault. */
+  readonly field = "cursor" as const;
+  /** The rule the cursor broke (also the message). */
+  readonly rule: string;
+  constructor(rule = "cursor is not a cursor of this list") {
+    super(rule);
+    this.rule = rule;
+    brand(this, "cursor");
+  }
+}
+
+/** True when `e` is a {@link QueryInputError} (from any copy of this package). */
+export const isQueryInputError = (e: unknown): e is QueryInputError => kindOf(e) === "query_input";
+/** True when `e` is a {@link CursorError} (from any copy of this package). */
+export const isCursorError = (e: unknown): e is CursorError => kindOf(e) === "cursor";
 
 /** An epoch-ms instant: an integer from 1970 up to year 275760 (the limit of a JS Date). */
 export const epochMsSchema = z

@@ -7,7 +7,6 @@ import {
   type RunAbortAuditEntry,
 } from "@tristate/db";
 import { z } from "zod";
-import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
 import { operatorActionSchema } from "../operator-support.ts";
 import { intentRecordSchema, recordOut } from "../read-schemas.ts";
@@ -100,33 +99,28 @@ export const listAudit = viewerProcedure
   .input(auditListInput)
   .output(auditListOutput)
   .query(async ({ ctx, input }) => {
-    try {
-      const tenant = readTenant(ctx, input?.tenant);
-      const page = await ctx.services.tenants.operatorStore(ctx.auth.tenant).listAudit({
-        ...(tenant !== undefined ? { tenant } : {}),
-        ...(input?.operator !== undefined ? { operator: input.operator } : {}),
-        ...(input?.action !== undefined ? { action: input.action as (typeof AUDIT_ACTIONS)[number] } : {}),
-        ...(input?.tool !== undefined ? { tool: input.tool } : {}),
-        ...(input?.fromEpochMs !== undefined ? { fromEpochMs: input.fromEpochMs } : {}),
-        ...(input?.toEpochMs !== undefined ? { toEpochMs: input.toEpochMs } : {}),
-        ...(input?.cursor !== undefined ? { cursor: input.cursor } : {}),
-        limit: input?.limit ?? 50,
-      });
-      return {
-        entries: page.entries.map((e) => {
-          if (isRunAbort(e)) return e;
-          const masker = maskerFor(ctx, e.tool, e.before.args, e.after.args);
-          return {
-            ...e,
-            note: masker.text(e.note),
-            before: maskRecord(masker, recordOut(e.before)),
-            after: maskRecord(masker, recordOut(e.after)),
-          };
-        }),
-        nextCursor: page.nextCursor,
-      };
-    } catch (error) {
-      if (error instanceof RangeError) throw new AppError("BAD_INPUT", `cursor: ${error.message}`, { field: "cursor" });
-      throw error;
-    }
+    const tenant = readTenant(ctx, input?.tenant);
+    const page = await ctx.services.tenants.operatorStore(ctx.auth.tenant).listAudit({
+      ...(tenant !== undefined ? { tenant } : {}),
+      ...(input?.operator !== undefined ? { operator: input.operator } : {}),
+      ...(input?.action !== undefined ? { action: input.action as (typeof AUDIT_ACTIONS)[number] } : {}),
+      ...(input?.tool !== undefined ? { tool: input.tool } : {}),
+      ...(input?.fromEpochMs !== undefined ? { fromEpochMs: input.fromEpochMs } : {}),
+      ...(input?.toEpochMs !== undefined ? { toEpochMs: input.toEpochMs } : {}),
+      ...(input?.cursor !== undefined ? { cursor: input.cursor } : {}),
+      limit: input?.limit ?? 50,
+    });
+    return {
+      entries: page.entries.map((e) => {
+        if (isRunAbort(e)) return e;
+        const masker = maskerFor(ctx, e.tool, e.before.args, e.after.args);
+        return {
+          ...e,
+          note: masker.text(e.note),
+          before: maskRecord(masker, recordOut(e.before)),
+          after: maskRecord(masker, recordOut(e.after)),
+        };
+      }),
+      nextCursor: page.nextCursor,
+    };
   });

@@ -1,4 +1,4 @@
-import { DEFAULT_CONFIRMATION_TTL_MS } from "@tristate/core";
+import { DEFAULT_CONFIRMATION_TTL_MS, isInvalidArgumentsError } from "@tristate/core";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { operatorProcedure } from "../../trpc/init.ts";
@@ -42,11 +42,12 @@ export const issueConfirmationProcedure = operatorProcedure
     const executor = services.tenants.executor(await actingTenant(ctx, input.tenant));
     let key: string;
     try {
+      // Arguments that fail the tool throw InvalidArgumentsError: BAD_INPUT naming `args.<field>` (trpc/init.ts).
       key = executor.keyFor({ runId: input.runId, stepId: input.stepId, tool: input.tool, args: input.args });
     } catch (error) {
-      const message = error instanceof Error ? error.message.replace(/^keyFor: /, "") : String(error);
-      const field = /^(args\.[^\s]+)/.exec(message)?.[1] ?? "args";
-      throw new AppError("BAD_INPUT", message, { field });
+      // Anything else keyFor throws comes from the tool's own canonicaliser: the arguments' fault too.
+      if (isInvalidArgumentsError(error)) throw error;
+      throw new AppError("BAD_INPUT", error instanceof Error ? error.message : String(error), { field: "args" });
     }
     const now = services.now();
     const ttlMs = input.ttlMs ?? DEFAULT_CONFIRMATION_TTL_MS;

@@ -2,7 +2,7 @@ import { getIntent } from "@tristate/db";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
-import { intentDetailRecordSchema, runReadQuery, timelineEventSchema } from "../read-schemas.ts";
+import { intentDetailRecordSchema, timelineEventSchema } from "../read-schemas.ts";
 import { maskerFor, maskRecord } from "../secrets.ts";
 import { readTenant, tenantInput } from "../tenancy.ts";
 
@@ -31,7 +31,7 @@ export const getIntentProcedure = viewerProcedure
   .output(getIntentOutput)
   .query(async ({ ctx, input }) => {
     const tenant = readTenant(ctx, input.tenant);
-    const detail = await runReadQuery(() => getIntent(ctx.services.store.prisma, input.key, { tenant }));
+    const detail = await getIntent(ctx.services.store.prisma, input.key, { tenant });
     if (!detail) throw new AppError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
     const masker = maskerFor(ctx, detail.record.tool, detail.record.args);
     if (!masker.active) return detail;

@@ -1,7 +1,7 @@
 import { intentFiltersSchema, listIntents, MAX_LIST_LIMIT } from "@tristate/db";
 import { z } from "zod";
 import { viewerProcedure } from "../../trpc/init.ts";
-import { intentSummarySchema, runReadQuery } from "../read-schemas.ts";
+import { intentSummarySchema } from "../read-schemas.ts";
 import { maskedRecord } from "../secrets.ts";
 import { readTenant, tenantInput } from "../tenancy.ts";
 
@@ -38,16 +38,14 @@ export const listIntentsProcedure = viewerProcedure
   .input(listIntentsInput.optional())
   .output(listIntentsOutput)
   .query(async ({ ctx, input }) => {
-    const page = await runReadQuery(() =>
-      listIntents(
-        ctx.services.store.prisma,
-        {
-          ...(input?.filters ? { filters: input.filters } : {}),
-          ...(input?.cursor !== undefined ? { cursor: input.cursor } : {}),
-          ...(input?.limit !== undefined ? { limit: input.limit } : {}),
-        },
-        { tenant: readTenant(ctx, input?.tenant) },
-      ),
+    const page = await listIntents(
+      ctx.services.store.prisma,
+      {
+        ...(input?.filters ? { filters: input.filters } : {}),
+        ...(input?.cursor !== undefined ? { cursor: input.cursor } : {}),
+        ...(input?.limit !== undefined ? { limit: input.limit } : {}),
+      },
+      { tenant: readTenant(ctx, input?.tenant) },
     );
     return { ...page, items: page.items.map((r) => maskedRecord(ctx, r)) };
   });

@@ -2,7 +2,7 @@ import { INTENT_STATUSES } from "@tristate/core";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { operatorProcedure } from "../../trpc/init.ts";
-import { keySchema, operatorErrorToAppError } from "../operator-support.ts";
+import { keySchema } from "../operator-support.ts";
 import { maskerFor, seesSecrets } from "../secrets.ts";
 import { tenantForKey } from "../tenancy.ts";
 
@@ -40,18 +40,14 @@ export const rerunProbe = operatorProcedure
   .input(probeRerunInput)
   .output(probeRerunOutput)
   .mutation(async ({ ctx, input }) => {
-    try {
-      const tenant = await tenantForKey(ctx, input.key);
-      if (tenant === null) throw new AppError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
-      const report = await ctx.services.tenants.executor(tenant).rerunProbes(input.key);
-      ctx.services.logger.info(
-        { idempotency_key: input.key, operator: ctx.auth.name, answers: report.probes.map((p) => p.answer) },
-        "probe.rerun",
-      );
-      if (seesSecrets(ctx.auth)) return report;
-      const record = await ctx.services.tenants.store(tenant).get(input.key);
-      return maskerFor(ctx, report.tool, record?.args).value(report);
-    } catch (error) {
-      throw operatorErrorToAppError(error);
-    }
+    const tenant = await tenantForKey(ctx, input.key);
+    if (tenant === null) throw new AppError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
+    const report = await ctx.services.tenants.executor(tenant).rerunProbes(input.key);
+    ctx.services.logger.info(
+      { idempotency_key: input.key, operator: ctx.auth.name, answers: report.probes.map((p) => p.answer) },
+      "probe.rerun",
+    );
+    if (seesSecrets(ctx.auth)) return report;
+    const record = await ctx.services.tenants.store(tenant).get(input.key);
+    return maskerFor(ctx, report.tool, record?.args).value(report);
   });

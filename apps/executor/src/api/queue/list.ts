@@ -1,7 +1,6 @@
 import { INTENT_STATUSES, operatorOptions, REASON_CODES, TOOL_KINDS } from "@tristate/core";
-import { filterTextSchema, type PrismaOperatorStore } from "@tristate/db";
+import { filterTextSchema } from "@tristate/db";
 import { z } from "zod";
-import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
 import { maskerFor } from "../secrets.ts";
 import { readTenant, tenantInput } from "../tenancy.ts";
@@ -66,19 +65,13 @@ export const listQueue = viewerProcedure
   .output(queueListOutput)
   .query(async ({ ctx, input }) => {
     const { services } = ctx;
-    let page: Awaited<ReturnType<PrismaOperatorStore["listNeedsHuman"]>>;
     const tenant = readTenant(ctx, input?.tenant);
-    try {
-      page = await services.tenants.operatorStore(ctx.auth.tenant).listNeedsHuman({
-        ...(tenant !== undefined ? { tenant } : {}),
-        ...(input?.tool !== undefined ? { tool: input.tool } : {}),
-        ...(input?.cursor !== undefined ? { cursor: input.cursor } : {}),
-        limit: input?.limit ?? 100,
-      });
-    } catch (error) {
-      if (error instanceof RangeError) throw new AppError("BAD_INPUT", `cursor: ${error.message}`, { field: "cursor" });
-      throw error;
-    }
+    const page = await services.tenants.operatorStore(ctx.auth.tenant).listNeedsHuman({
+      ...(tenant !== undefined ? { tenant } : {}),
+      ...(input?.tool !== undefined ? { tool: input.tool } : {}),
+      ...(input?.cursor !== undefined ? { cursor: input.cursor } : {}),
+      limit: input?.limit ?? 100,
+    });
     const now = services.now();
     return {
       items: page.records.map((record) => {

@@ -2,7 +2,7 @@ import { MAX_OPERATOR_NOTE_CHARS, OPERATOR_ACTION_ID_RULE } from "@tristate/core
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { operatorProcedure } from "../../trpc/init.ts";
-import { keySchema, operatorActionSchema, operatorErrorToAppError } from "../operator-support.ts";
+import { keySchema, operatorActionSchema } from "../operator-support.ts";
 import { intentRecordSchema, recordOut } from "../read-schemas.ts";
 import { maskerFor, maskRecord } from "../secrets.ts";
 import { tenantForKey } from "../tenancy.ts";
@@ -61,43 +61,39 @@ export const resolveQueue = operatorProcedure
   .output(resolveOutput)
   .mutation(async ({ ctx, input }) => {
     const { services } = ctx;
-    try {
-      const tenant = await tenantForKey(ctx, input.key);
-      if (tenant === null) throw new AppError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
-      const res = await services.tenants
-        .executor(tenant)
-        .resolve(
-          { ...input, actor: { keyId: ctx.auth.id, name: ctx.auth.name } },
-          services.tenants.operatorStore(tenant),
-        );
-      services.logger.info(
-        {
-          idempotency_key: input.key,
-          action: input.action,
-          operator: ctx.auth.name,
-          operator_action_id: input.operatorActionId,
-          replayed: res.replayed,
-          status: res.record.status,
-        },
-        "queue.resolve",
+    const tenant = await tenantForKey(ctx, input.key);
+    if (tenant === null) throw new AppError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
+    const res = await services.tenants
+      .executor(tenant)
+      .resolve(
+        { ...input, actor: { keyId: ctx.auth.id, name: ctx.auth.name } },
+        services.tenants.operatorStore(tenant),
       );
-      const masker = maskerFor(ctx, res.record.tool, res.record.args);
-      return {
-        record: maskRecord(masker, recordOut(res.record)),
-        envelope: masker.value({ ...res.envelope }),
+    services.logger.info(
+      {
+        idempotency_key: input.key,
+        action: input.action,
+        operator: ctx.auth.name,
+        operator_action_id: input.operatorActionId,
         replayed: res.replayed,
-        keyExpired: res.keyExpired,
-        warnings: res.warnings,
-        audit: {
-          id: res.audit.id,
-          operatorActionId: res.audit.operatorActionId,
-          actor: res.audit.actorName,
-          action: res.audit.action,
-          at: res.audit.atEpochMs,
-          note: masker.text(res.audit.note),
-        },
-      };
-    } catch (error) {
-      throw operatorErrorToAppError(error);
-    }
+        status: res.record.status,
+      },
+      "queue.resolve",
+    );
+    const masker = maskerFor(ctx, res.record.tool, res.record.args);
+    return {
+      record: maskRecord(masker, recordOut(res.record)),
+      envelope: masker.value({ ...res.envelope }),
+      replayed: res.replayed,
+      keyExpired: res.keyExpired,
+      warnings: res.warnings,
+      audit: {
+        id: res.audit.id,
+        operatorActionId: res.audit.operatorActionId,
+        actor: res.audit.actorName,
+        action: res.audit.action,
+        at: res.audit.atEpochMs,
+        note: masker.text(res.audit.note),
+      },
+    };
   });

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
 import { idSchema } from "../ids.ts";
-import { intentSummarySchema, runReadQuery } from "../read-schemas.ts";
+import { intentSummarySchema } from "../read-schemas.ts";
 import { maskedRecord } from "../secrets.ts";
 import { readTenant, tenantInput } from "../tenancy.ts";
 
@@ -42,7 +42,7 @@ export const getRunProcedure = viewerProcedure
   .output(getRunOutput)
   .query(async ({ ctx, input }) => {
     const tenant = readTenant(ctx, input.tenant);
-    const run = await runReadQuery(() => getRun(ctx.services.store.prisma, input.runId, { tenant }));
+    const run = await getRun(ctx.services.store.prisma, input.runId, { tenant });
     if (!run)
       throw new AppError("NOT_FOUND", `no intent records and no plan for run ${input.runId}`, { field: "runId" });
     return { ...run, records: run.records.map((r) => maskedRecord(ctx, r)) };

@@ -1,7 +1,6 @@
 import { listRuns, listRunsInput, RUN_STATUSES } from "@tristate/db";
 import { z } from "zod";
 import { viewerProcedure } from "../../trpc/init.ts";
-import { runReadQuery } from "../read-schemas.ts";
 import { readTenant, tenantInput } from "../tenancy.ts";
 
 /**
@@ -57,5 +56,5 @@ export const listRunsProcedure = viewerProcedure
   .query(async ({ ctx, input }) => {
     const { tenant: requested, ...query } = input ?? {};
     const tenant = readTenant(ctx, requested);
-    return runReadQuery(() => listRuns(ctx.services.store.prisma, query, { tenant, nowEpochMs: ctx.services.now() }));
+    return listRuns(ctx.services.store.prisma, query, { tenant, nowEpochMs: ctx.services.now() });
   });

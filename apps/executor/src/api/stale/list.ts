@@ -1,7 +1,7 @@
 import { listStale } from "@tristate/db";
 import { z } from "zod";
 import { viewerProcedure } from "../../trpc/init.ts";
-import { intentSummarySchema, runReadQuery } from "../read-schemas.ts";
+import { intentSummarySchema } from "../read-schemas.ts";
 import { maskedRecord } from "../secrets.ts";
 import { readTenant, tenantInput } from "../tenancy.ts";
 
@@ -29,15 +29,13 @@ export const listStaleProcedure = viewerProcedure
   .input(listStaleInput.optional())
   .output(listStaleOutput)
   .query(async ({ ctx, input }) => {
-    const list = await runReadQuery(() =>
-      listStale(
-        ctx.services.store.prisma,
-        {
-          nowEpochMs: ctx.services.now(),
-          ...(input?.limit !== undefined ? { limit: input.limit } : {}),
-        },
-        { tenant: readTenant(ctx, input?.tenant) },
-      ),
+    const list = await listStale(
+      ctx.services.store.prisma,
+      {
+        nowEpochMs: ctx.services.now(),
+        ...(input?.limit !== undefined ? { limit: input.limit } : {}),
+      },
+      { tenant: readTenant(ctx, input?.tenant) },
     );
     return { ...list, items: list.items.map((r) => maskedRecord(ctx, r)) };
   });

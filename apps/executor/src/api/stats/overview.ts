@@ -2,7 +2,6 @@ import { statsOverview } from "@tristate/db";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
-import { runReadQuery } from "../read-schemas.ts";
 import { readTenant, tenantInput } from "../tenancy.ts";
 
 /** Longest window of `stats.overview`, ms (400 days). */
@@ -123,17 +122,15 @@ export const statsOverviewProcedure = viewerProcedure
         .filter((tool) => tool.kind !== "read_only")
         .map((tool) => [tool.name, tool.timeoutMs]),
     );
-    return runReadQuery(() =>
-      statsOverview(
-        ctx.services.store.prisma,
-        {
-          fromEpochMs: input.fromEpochMs,
-          toEpochMs: input.toEpochMs,
-          staleNowEpochMs: ctx.services.now(),
-          toolTimeoutsMs,
-          ...(input.buckets !== undefined ? { buckets: input.buckets } : {}),
-        },
-        { tenant: readTenant(ctx, input.tenant) },
-      ),
+    return statsOverview(
+      ctx.services.store.prisma,
+      {
+        fromEpochMs: input.fromEpochMs,
+        toEpochMs: input.toEpochMs,
+        staleNowEpochMs: ctx.services.now(),
+        toolTimeoutsMs,
+        ...(input.buckets !== undefined ? { buckets: input.buckets } : {}),
+      },
+      { tenant: readTenant(ctx, input.tenant) },
     );
   });

@@ -10,6 +10,7 @@ import {
   defineTool,
   type HttpCallContext,
   type InvokeContext,
+  isToolDefinitionError,
   type ProbeContext,
   readPath,
 } from "@tristate/core";
@@ -99,10 +100,7 @@ export function httpTool(raw: HttpToolDeclaration | unknown, index = 0, options:
         : {}),
     });
   } catch (error) {
-    if (error instanceof TypeError) {
-      const m = /^defineTool\([^)]*\): (\S+) (.*)$/s.exec(error.message);
-      if (m) throw new CatalogError(d.name, m[1] ?? null, m[2] ?? error.message, { cause: error });
-    }
+    if (isToolDefinitionError(error)) throw new CatalogError(d.name, error.field, error.rule, { cause: error });
     throw error;
   }
 }

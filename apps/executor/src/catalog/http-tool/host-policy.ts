@@ -19,7 +19,7 @@
 import type { LookupAddress, LookupOptions } from "node:dns";
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
-import { NotSentError } from "@tristate/core";
+import { isNotSentError, NotSentError } from "@tristate/core";
 import { Agent, type Dispatcher } from "undici";
 import { CatalogError } from "../catalog-error.ts";
 
@@ -206,7 +206,7 @@ async function resolving<T>(pending: Promise<T>, host: string, where: string, si
   try {
     return await Promise.race([pending, aborted]);
   } catch (error) {
-    if (error instanceof NotSentError) throw error;
+    if (isNotSentError(error)) throw error;
     const code = (error as { code?: unknown })?.code;
     throw new NotSentError(
       `${where}: host ${JSON.stringify(host)} does not resolve (${String(code ?? error)}); not sent`,

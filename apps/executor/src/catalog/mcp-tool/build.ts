@@ -11,6 +11,7 @@ import {
   type Canonicaliser,
   defineTool,
   type InvokeContext,
+  isToolDefinitionError,
   type ProbeContext,
   readPath,
 } from "@tristate/core";
@@ -81,10 +82,7 @@ export function mcpTool(raw: unknown, index: number, pool: UpstreamPool): AnyToo
         : {}),
     });
   } catch (error) {
-    if (error instanceof TypeError) {
-      const m = /^defineTool\([^)]*\): (\S+) (.*)$/s.exec(error.message);
-      if (m) throw new CatalogError(d.name, m[1] ?? null, m[2] ?? error.message, { cause: error });
-    }
+    if (isToolDefinitionError(error)) throw new CatalogError(d.name, error.field, error.rule, { cause: error });
     throw error;
   }
   pools.set(tool, pool);

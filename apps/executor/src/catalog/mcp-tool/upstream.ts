@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { NotSentError } from "@tristate/core";
+import { isNotSentError, NotSentError } from "@tristate/core";
 import type { McpServerSpec } from "./schema.ts";
 
 /** The name and version Tristate gives as an MCP client. */
@@ -111,7 +111,7 @@ export function createUpstreamPool(): UpstreamPool {
       try {
         return await Promise.race([pending, aborted]);
       } catch (error) {
-        if (error instanceof NotSentError) throw error;
+        if (isNotSentError(error)) throw error;
         throw new NotSentError(
           `MCP server ${serverLabel(server)}: cannot connect (${error instanceof Error ? error.message : String(error)}); nothing was sent`,
           { code: "NOT_SENT", cause: error },
