@@ -4,8 +4,8 @@
  */
 import { type ZodType, z } from "zod";
 import { CatalogError } from "../catalog-error.ts";
+import { fieldListSchema, objectArgsSchema, type propertySchema } from "../declaration/schema.ts";
 import { catalogErrorOf } from "./issues.ts";
-import { fieldListSchema, objectArgsSchema, type propertySchema } from "./schema.ts";
 
 /** One declared argument field, with whether it is required. */
 export type Property = z.infer<typeof propertySchema> & { required: boolean };

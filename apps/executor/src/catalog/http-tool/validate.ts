@@ -1,10 +1,11 @@
 /**
- * Validation of a declaration beyond its schema: URL templates naming only required argument fields,
- * identity and loggable fields being arguments, compensation references, the arguments themselves.
+ * Validation of an HTTP tool declaration beyond its schema: the checks every declarative tool has
+ * (`../declaration/validate.ts`: arguments, identity, loggable and secret fields, `describe`), URL
+ * templates naming only required argument fields, `clientRefField`, compensation references.
  */
 import { CatalogError } from "../catalog-error.ts";
-import { type Args, parseArgs } from "./arguments.ts";
-import { catalogErrorOf } from "./issues.ts";
+import { checkDescribe, checkFieldLists, checkIdentity, parseDeclaration } from "../declaration/validate.ts";
+import type { Args } from "./arguments.ts";
 import { declarationSchema, type HttpToolDeclaration, type ParsedDeclaration } from "./schema.ts";
 import { originPart, placeholders, wholeSegmentPlaceholders } from "./url-template.ts";
 
@@ -24,53 +25,17 @@ export interface ValidDeclaration {
  *   `catalog: tool "issue_refund": url: {orderId} is not an argument field (allowed: …)`.
  */
 export function validateDeclaration(raw: unknown, index: number): ValidDeclaration {
-  const rawName = (raw as { name?: unknown } | null)?.name;
-  const label = typeof rawName === "string" && rawName !== "" ? rawName : `#${index}`;
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-    throw new CatalogError(label, null, "an HTTP tool declaration must be an object");
-  }
-  const parsed = declarationSchema.safeParse(raw);
-  if (!parsed.success) throw catalogErrorOf(label, parsed.error, raw);
-  const d = parsed.data;
-  const args = parseArgs(d.name, d.args);
+  const { d, args } = parseDeclaration(declarationSchema, "HTTP", raw, index);
   const isArg = (f: string) => args.fields.has(f);
-
-  const identity = Object.keys(d.identity);
-  if (d.kind !== "read_only" && identity.length === 0) {
-    throw new CatalogError(d.name, "identity", "must declare at least one field for a side-effecting tool");
-  }
-  for (const field of identity) {
-    if (!isArg(field)) throw new CatalogError(d.name, `identity.${field}`, "is not an argument field");
-    if (!args.fields.get(field)?.required)
-      throw new CatalogError(d.name, `identity.${field}`, "must be a required argument");
-  }
+  checkIdentity(d, args);
   checkUrl(d.name, "url", d.url, args, ["key"]);
   if (d.keyProbe) checkUrl(d.name, "keyProbe.url", d.keyProbe.url, args, ["key"], "key");
   if (d.identityProbe) checkUrl(d.name, "identityProbe.url", d.identityProbe.url, args, ["since"], "since");
-  for (const [i, f] of (d.loggableFields ?? []).entries()) {
-    if (!isArg(f)) throw new CatalogError(d.name, `loggableFields.${i}`, `"${f}" is not an argument field`);
-  }
-  for (const [i, f] of (d.secretFields ?? []).entries()) {
-    if (!isArg(f.split(".")[0] ?? "")) {
-      throw new CatalogError(d.name, `secretFields.${i}`, `"${f}" is not an argument field`);
-    }
-    const clash = (d.loggableFields ?? []).find((l) => l === f || l.startsWith(`${f}.`) || f.startsWith(`${l}.`));
-    if (clash !== undefined) {
-      throw new CatalogError(
-        d.name,
-        `secretFields.${i}`,
-        `"${f}" is secret, so it can never be loggable, but loggableFields has "${clash}": remove one of them`,
-      );
-    }
-  }
+  checkFieldLists(d, args);
   if (d.clientRefField && isArg(d.clientRefField)) {
     throw new CatalogError(d.name, "clientRefField", `"${d.clientRefField}" is already an argument field`);
   }
-  if (d.describe) {
-    for (const name of placeholders(d.describe)) {
-      if (!isArg(name)) throw new CatalogError(d.name, "describe", `{${name}} is not an argument field`);
-    }
-  }
+  checkDescribe(d, args);
   for (const [field, value] of Object.entries(d.compensation?.args ?? {})) {
     if (typeof value !== "string") continue;
     for (const ref of placeholders(value)) {

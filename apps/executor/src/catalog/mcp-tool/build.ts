@@ -16,9 +16,9 @@ import {
   readPath,
 } from "@tristate/core";
 import { CatalogError } from "../catalog-error.ts";
+import { canonicaliserFor } from "../declaration/schema.ts";
 import { argsSchema } from "../http-tool/arguments.ts";
 import { redactionFor } from "../http-tool/redaction.ts";
-import { canonicaliserFor } from "../http-tool/schema.ts";
 import { fill } from "../http-tool/url-template.ts";
 import { errorResultFailure, firstText, upstreamFailure } from "./outcomes.ts";
 import type { McpFoundRule, McpProbeSpec, McpServerSpec, ParsedMcpDeclaration } from "./schema.ts";

@@ -2,28 +2,17 @@
  * The JSON format of a declarative MCP tool (`mcpTools` in a catalog): a tool of an upstream MCP
  * server (Streamable HTTP URL or stdio command) called through the executor, with the intent log,
  * deadline, three outcomes and probes added. Probes are tools of the same upstream server. The
+ * fields every declarative tool has are the base schema's (`../declaration/schema.ts`); the
  * TypeScript types are derived from the zod schemas (`z.input`), so the format is written once;
  * cross-field rules (templates naming argument fields, identity fields being required arguments)
  * are checked in `validate.ts`.
  */
-import { TOOL_KINDS } from "@tristate/core";
 import { z } from "zod";
-import { canonicaliserFor } from "../http-tool/schema.ts";
+import { declarationShape, fieldName, toolName } from "../declaration/schema.ts";
 
-/** Argument field names: identifiers. */
-const fieldName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an identifier (letters, digits, _)");
 /** An MCP tool name (the SDK's rule: 1–128 of letters, digits, `_`, `-`, `.`). */
-const mcpToolName = z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, "must match /^[A-Za-z0-9_.-]{1,128}$/");
+const mcpToolName = toolName;
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-
-const canonicaliserName = z.string().superRefine((value, ctx) => {
-  if (!canonicaliserFor(value)) {
-    ctx.addIssue({
-      code: "custom",
-      message: `unknown canonicaliser ${JSON.stringify(value)} (use upper, lower, trim, exact or decimal:<places 0-20>)`,
-    });
-  }
-});
 
 /** An upstream MCP server reached over Streamable HTTP. */
 const httpServerSchema = z
@@ -87,54 +76,65 @@ const probeSchema = z
   .strict();
 
 /**
- * The declaration of one upstream MCP tool. Its arguments are declared like an HTTP tool's (a JSON
- * Schema object of scalar properties, or a list of fields) and passed to the upstream tool as they
- * are, plus the idempotency key under `keyField`.
+ * The declaration of one upstream MCP tool: the base fields every declarative tool has (see
+ * `baseDeclarationSchema`; `name` is also the MCP tool name Tristate exposes) and the upstream's.
+ * Its arguments are passed to the upstream tool as they are, plus the idempotency key under `keyField`.
  */
 export const mcpDeclarationSchema = z
-  .object({
-    /** The catalog's name for it (and the MCP tool name Tristate exposes). */
-    name: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, "must match /^[A-Za-z0-9_.-]{1,128}$/"),
-    description: z.string().optional(),
-    kind: z.enum(TOOL_KINDS),
-    /** The upstream server. */
-    server: serverSchema,
-    /** The upstream tool's name; default: `name`. */
-    tool: mcpToolName.optional(),
-    /** A JSON Schema object of string/number/integer/boolean properties, or a list of fields. */
-    args: z.unknown(),
-    /** Identity fields and their canonicalisers: `upper`, `lower`, `trim`, `exact`, `decimal:<places>`. */
-    identity: z.record(z.string(), canonicaliserName).default({}),
-    /**
-     * An argument of the upstream tool that carries the idempotency key (a request id or client
-     * reference): the upstream dedupes on it (`idempotent_by_key`) and/or a key probe finds the
-     * effect by it. Not one of the declared arguments.
-     */
-    keyField: fieldName.optional(),
-    /** Timeout of one call, ms (at most one hour). */
-    timeoutMs: z.number().int().positive().max(3_600_000),
-    /** How long the upstream remembers keys, ms (default 24 h). */
-    keyRetentionMs: z.number().int().positive().optional(),
-    /** Key probe: a tool of the same server, found by `{key}`. */
-    keyProbe: probeSchema.optional(),
-    /** Identity probe: a tool of the same server, effects matching the identity since `{since}`. */
-    identityProbe: probeSchema.optional(),
-    /**
-     * What an `isError: true` result of the upstream tool means (one that is not the MCP SDK's own
-     * refusal of the arguments before the tool ran, which is always no effect): `unknown` (default:
-     * the tool ran, and its error is no proof that nothing happened → UNKNOWN, reconciled) or
-     * `no_effect` (the tool documents that an error result means it did nothing → FAILED_NO_EFFECT).
-     */
-    errorResults: z.enum(["unknown", "no_effect"]).default("unknown"),
-    /** Settle window, ms (see `settleMs` of `defineTool`). */
-    settleMs: z.number().int().nonnegative().max(86_400_000).optional(),
-    resendWhenAbsent: z.boolean().optional(),
-    irreversible: z.boolean().optional(),
-    loggableFields: z.array(z.string()).optional(),
-    secretFields: z.array(z.string()).optional(),
-    /** Effect phrase template, e.g. `ticket "{subject}"`. */
-    describe: z.string().optional(),
-  })
+  .object(
+    declarationShape(
+      {
+        /** The upstream server. */
+        server: serverSchema,
+        /**
+         * The base's `args` (a JSON Schema object of scalar properties, or a list of fields), typed
+         * `unknown` here as it always was, so declarations written with `as const` keep compiling.
+         */
+        args: z.unknown(),
+        /** The upstream tool's name; default: `name`. */
+        tool: mcpToolName.optional(),
+        /**
+         * An argument of the upstream tool that carries the idempotency key (a request id or client
+         * reference): the upstream dedupes on it (`idempotent_by_key`) and/or a key probe finds the
+         * effect by it. Not one of the declared arguments.
+         */
+        keyField: fieldName.optional(),
+        /** Key probe: a tool of the same server, found by `{key}`. */
+        keyProbe: probeSchema.optional(),
+        /** Identity probe: a tool of the same server, effects matching the identity since `{since}`. */
+        identityProbe: probeSchema.optional(),
+        /**
+         * What an `isError: true` result of the upstream tool means (one that is not the MCP SDK's own
+         * refusal of the arguments before the tool ran, which is always no effect): `unknown` (default:
+         * the tool ran, and its error is no proof that nothing happened → UNKNOWN, reconciled) or
+         * `no_effect` (the tool documents that an error result means it did nothing → FAILED_NO_EFFECT).
+         */
+        errorResults: z.enum(["unknown", "no_effect"]).default("unknown"),
+      },
+      // The order the fields were always checked in (the first invalid one is reported).
+      [
+        "name",
+        "description",
+        "kind",
+        "server",
+        "tool",
+        "args",
+        "identity",
+        "keyField",
+        "timeoutMs",
+        "keyRetentionMs",
+        "keyProbe",
+        "identityProbe",
+        "errorResults",
+        "settleMs",
+        "resendWhenAbsent",
+        "irreversible",
+        "loggableFields",
+        "secretFields",
+        "describe",
+      ],
+    ),
+  )
   .strict();
 
 /** A declarative upstream MCP tool as written (the `mcpTools` entries of a catalog). */

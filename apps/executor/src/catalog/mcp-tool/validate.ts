@@ -1,10 +1,11 @@
 /**
- * Validation of an upstream MCP tool declaration beyond its schema: identity, loggable and secret
- * fields being arguments, `keyField` not clashing with one, probe templates naming known values.
+ * Validation of an upstream MCP tool declaration beyond its schema: the checks every declarative
+ * tool has (`../declaration/validate.ts`: arguments, identity, loggable and secret fields,
+ * `describe`), `keyField` not clashing with an argument, probe templates naming known values.
  */
 import { CatalogError } from "../catalog-error.ts";
-import { type Args, parseArgs } from "../http-tool/arguments.ts";
-import { catalogErrorOf } from "../http-tool/issues.ts";
+import { checkDescribe, checkFieldLists, checkIdentity, parseDeclaration } from "../declaration/validate.ts";
+import type { Args } from "../http-tool/arguments.ts";
 import { placeholders } from "../http-tool/url-template.ts";
 import { mcpDeclarationSchema, type ParsedMcpDeclaration } from "./schema.ts";
 
@@ -21,27 +22,9 @@ export interface ValidMcpDeclaration {
  *   `catalog: tool "open_ticket": keyProbe.args.ref: {args.reff} is not an argument field`.
  */
 export function validateMcpDeclaration(raw: unknown, index: number): ValidMcpDeclaration {
-  const rawName = (raw as { name?: unknown } | null)?.name;
-  const label = typeof rawName === "string" && rawName !== "" ? rawName : `#${index}`;
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-    throw new CatalogError(label, null, "an MCP tool declaration must be an object");
-  }
-  const parsed = mcpDeclarationSchema.safeParse(raw);
-  if (!parsed.success) throw catalogErrorOf(label, parsed.error, raw);
-  const d = parsed.data;
-  const args = parseArgs(d.name, d.args);
+  const { d, args } = parseDeclaration(mcpDeclarationSchema, "MCP", raw, index);
   const isArg = (f: string) => args.fields.has(f);
-
-  const identity = Object.keys(d.identity);
-  if (d.kind !== "read_only" && identity.length === 0) {
-    throw new CatalogError(d.name, "identity", "must declare at least one field for a side-effecting tool");
-  }
-  for (const field of identity) {
-    if (!isArg(field)) throw new CatalogError(d.name, `identity.${field}`, "is not an argument field");
-    if (!args.fields.get(field)?.required) {
-      throw new CatalogError(d.name, `identity.${field}`, "must be a required argument");
-    }
-  }
+  checkIdentity(d, args);
   if (d.keyField !== undefined && isArg(d.keyField)) {
     throw new CatalogError(
       d.name,
@@ -67,19 +50,8 @@ export function validateMcpDeclaration(raw: unknown, index: number): ValidMcpDec
     checkProbeArgs(d.name, "keyProbe", d.keyProbe.args, args, "key");
   }
   if (d.identityProbe) checkProbeArgs(d.name, "identityProbe", d.identityProbe.args, args, "since");
-  for (const [i, f] of (d.loggableFields ?? []).entries()) {
-    if (!isArg(f)) throw new CatalogError(d.name, `loggableFields.${i}`, `"${f}" is not an argument field`);
-  }
-  for (const [i, f] of (d.secretFields ?? []).entries()) {
-    if (!isArg(f.split(".")[0] ?? "")) {
-      throw new CatalogError(d.name, `secretFields.${i}`, `"${f}" is not an argument field`);
-    }
-  }
-  if (d.describe) {
-    for (const name of placeholders(d.describe)) {
-      if (!isArg(name)) throw new CatalogError(d.name, "describe", `{${name}} is not an argument field`);
-    }
-  }
+  checkFieldLists(d, args);
+  checkDescribe(d, args);
   return { declaration: d, args };
 }
 
