@@ -97,6 +97,8 @@ switch (mode) {
   }
   case "test": {
     pnpm(["run", "lint"]);
+    // Dead files, exports and dependencies (knip.json names the entries: benches, demos, configs).
+    pnpm(["run", "knip"]);
     run(process.execPath, ["scripts/check-boundaries.mjs"]);
     run(process.execPath, ["scripts/check-compose.mjs"]);
     pnpm(["run", "typecheck"]);

@@ -93,5 +93,3 @@ export async function startStack(
     },
   };
 }
-
-export { MemoryIntentStore };

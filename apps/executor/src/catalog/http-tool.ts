@@ -8,10 +8,7 @@
  */
 export { httpTool } from "./http-tool/build.ts";
 export {
-  type AnswerRule,
-  canonicaliserFor,
   type FoundRule,
   type HttpToolArg,
   type HttpToolDeclaration,
 } from "./http-tool/schema.ts";
-export { parseHttpToolDeclaration } from "./http-tool/validate.ts";

@@ -8,4 +8,4 @@
  */
 export { closeMcpUpstreams, mcpTool } from "./mcp-tool/build.ts";
 export type { McpFoundRule, McpToolDeclaration } from "./mcp-tool/schema.ts";
-export { createUpstreamPool, type UpstreamPool } from "./mcp-tool/upstream.ts";
+export { createUpstreamPool } from "./mcp-tool/upstream.ts";

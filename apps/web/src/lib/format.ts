@@ -37,11 +37,6 @@ export function setDisplayTimeZone(zone: DisplayTimeZone): void {
   displayTimeZone = zone;
 }
 
-/** The zone times are shown in now. */
-export function getDisplayTimeZone(): DisplayTimeZone {
-  return displayTimeZone;
-}
-
 function zoneOption(zone: DisplayTimeZone = displayTimeZone): { timeZone?: string } {
   return zone === "UTC" ? { timeZone: "UTC" } : {};
 }

@@ -33,9 +33,7 @@ import { undici } from "./undici.ts";
 export type {
   Classification,
   ClientErrorAdapter,
-  ErrorRecord,
   LinkVerdict,
-  ShapeVerdict,
 } from "./adapter.ts";
 export { stringField } from "./adapter.ts";
 export { describe, links, typedClassification } from "./engine.ts";

@@ -15,7 +15,6 @@ export {
   type OperatorActionInput,
   type OperatorActionResult,
   type OperatorActor,
-  RESEND_SLACK_MS,
 } from "./input.ts";
 export { latestChange, type ResolutionWinner } from "./latest-change.ts";
 export { type OperatorOptions, operatorOptions, stateName, waitingForHuman } from "./options.ts";

@@ -150,16 +150,6 @@ export async function startCaseServer(
   };
 }
 
-/** A TCP port on 127.0.0.1 with no listener (bound, then released). */
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  srv.listen(0, "127.0.0.1");
-  await once(srv, "listening");
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
-
 /**
  * A GET probe against the fake remote's key lookup (`GET /effects?clientRef=<key>`): the first
  * match, or null.

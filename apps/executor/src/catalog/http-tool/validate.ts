@@ -6,7 +6,7 @@
 import { CatalogError } from "../catalog-error.ts";
 import { checkDescribe, checkFieldLists, checkIdentity, parseDeclaration } from "../declaration/validate.ts";
 import type { Args } from "./arguments.ts";
-import { declarationSchema, type HttpToolDeclaration, type ParsedDeclaration } from "./schema.ts";
+import { declarationSchema, type ParsedDeclaration } from "./schema.ts";
 import { originPart, placeholders, wholeSegmentPlaceholders } from "./url-template.ts";
 
 /** A declaration that passed every check, with its parsed arguments. */
@@ -52,16 +52,6 @@ export function validateDeclaration(raw: unknown, index: number): ValidDeclarati
   const urls = [d.url, d.keyProbe?.url, d.identityProbe?.url].filter((u): u is string => u !== undefined);
   const segmentFields = new Set(urls.flatMap(wholeSegmentPlaceholders).filter(isArg));
   return { declaration: d, args, segmentFields };
-}
-
-/**
- * Validates one declaration.
- * @param index its position, to name a tool without a valid name.
- * @returns the declaration with its schema's defaults filled in.
- * @throws CatalogError naming the tool and the field.
- */
-export function parseHttpToolDeclaration(raw: unknown, index: number): HttpToolDeclaration {
-  return validateDeclaration(raw, index).declaration;
 }
 
 /**

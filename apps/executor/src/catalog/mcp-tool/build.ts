@@ -221,5 +221,3 @@ function readFound(rule: McpFoundRule, body: unknown): Answer {
     }
   }
 }
-
-export type { McpServerSpec };
