@@ -1,4 +1,4 @@
-import { type AnyTool, MemoryIntentStore } from "@tristate/core";
+import type { AnyTool } from "@tristate/core";
 import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/core/testing";
 import { type ApiKeyRole, ApiKeyStore, createTestDatabase, type TestDatabase } from "@tristate/db";
 import { readEnv } from "../src/env.ts";

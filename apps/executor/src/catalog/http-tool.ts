@@ -7,8 +7,8 @@
  * `redaction.ts`, `probes.ts`, `answers.ts` and `build.ts`.
  */
 export { httpTool } from "./http-tool/build.ts";
-export {
-  type FoundRule,
-  type HttpToolArg,
-  type HttpToolDeclaration,
+export type {
+  FoundRule,
+  HttpToolArg,
+  HttpToolDeclaration,
 } from "./http-tool/schema.ts";

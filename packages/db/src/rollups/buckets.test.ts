@@ -17,7 +17,9 @@ afterAll(async () => {
 });
 
 // Durations on both sides of bucket edges, sub-µs ones, and the range the executor sees (µs to hours).
-const DURATIONS_MS = [0, 0.0004, 0.001, 0.0011, 0.5, 1, 1.09, 1.0905, 2, 3.7, 10, 99.9, 250, 1_000, 12_345.6, 3_600_000];
+const DURATIONS_MS = [
+  0, 0.0004, 0.001, 0.0011, 0.5, 1, 1.09, 1.0905, 2, 3.7, 10, 99.9, 250, 1_000, 12_345.6, 3_600_000,
+];
 
 it("the SQL histogram bucket agrees with histBucketOf on PostgreSQL (the rollups and the live overview read the same bucket)", async () => {
   const { rows } = await client.query<{ d: number; k: number }>(

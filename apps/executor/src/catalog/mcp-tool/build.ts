@@ -21,7 +21,7 @@ import { argsSchema } from "../http-tool/arguments.ts";
 import { redactionFor } from "../http-tool/redaction.ts";
 import { fill } from "../http-tool/url-template.ts";
 import { errorResultFailure, firstText, upstreamFailure } from "./outcomes.ts";
-import type { McpFoundRule, McpProbeSpec, McpServerSpec, ParsedMcpDeclaration } from "./schema.ts";
+import type { McpFoundRule, McpProbeSpec, ParsedMcpDeclaration } from "./schema.ts";
 import { serverLabel, transportOf, type UpstreamPool } from "./upstream.ts";
 import { validateMcpDeclaration } from "./validate.ts";
 
