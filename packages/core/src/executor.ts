@@ -24,6 +24,7 @@ import { abortRun, type SagaApi, undoStep } from "./saga.ts";
 import { checkTenant, DEFAULT_TENANT } from "./tenant.ts";
 import { findBadText } from "./text.ts";
 import type { AnyTool } from "./tool.ts";
+import { toolKindPolicy } from "./tool-kind-policy.ts";
 import { defaultTracer, loggableArgs } from "./tracing.ts";
 
 export type { CallInput, Executor, ExecutorOptions };
@@ -204,7 +205,7 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
   const key = idempotencyKey(input.runId, input.stepId, tool.name, identity, rt.tenant);
   const phrase = effectPhrase(tool, tool.name, args, identity);
 
-  if (tool.kind === "read_only") return callReadOnly(rt, tool, args, key, phrase, input.deadline);
+  if (!toolKindPolicy(tool.kind).hasEffect) return callReadOnly(rt, tool, args, key, phrase, input.deadline);
 
   const refused = await checkPolicies(rt, tool, {
     runId: input.runId,

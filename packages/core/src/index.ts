@@ -137,3 +137,4 @@ export {
   type Tool,
   type ToolSpec,
 } from "./tool.ts";
+export { defaultResendWhenAbsent, type ToolKindPolicy, toolKindPolicy } from "./tool-kind-policy.ts";

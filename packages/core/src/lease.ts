@@ -26,7 +26,7 @@ export function storeNow(rt: Runtime): Promise<number> {
  * to apply the effect or show it to a probe. `timeoutMs` more covers a lease written by a replica
  * whose clock ran behind. Null for a tool without a settle window (absence never proves anything).
  */
-export function settlesAtForLease(tool: AnyTool, leaseEpochMs: number): number | null {
+export function settlesAtForLease(tool: Pick<AnyTool, "settleMs" | "timeoutMs">, leaseEpochMs: number): number | null {
   return tool.settleMs === undefined ? null : leaseEpochMs + tool.timeoutMs + tool.settleMs;
 }
 

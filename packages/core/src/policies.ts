@@ -2,6 +2,7 @@ import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import type { IntentRecord } from "./intent-store.ts";
 import type { Runtime } from "./runtime.ts";
 import type { AnyTool } from "./tool.ts";
+import { toolKindPolicy } from "./tool-kind-policy.ts";
 
 /** The call as the policies see it. */
 export interface PolicyInput {
@@ -56,7 +57,7 @@ async function planRefusal(rt: Runtime, tool: AnyTool, input: PolicyInput): Prom
   if (index < 0) return null;
   const later = plan.slice(index + 1).filter((s) => {
     const t = rt.tools.get(s.tool);
-    return t?.kind !== "read_only"; // unknown tools count as fallible: when unsure, refuse
+    return t === undefined || toolKindPolicy(t.kind).hasEffect; // unknown tools count as fallible: when unsure, refuse
   });
   if (later.length === 0) return null;
   const records = await rt.store.listByRun(input.runId);

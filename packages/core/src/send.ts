@@ -18,6 +18,7 @@ import type { Runtime } from "./runtime.ts";
 import type { Resolution } from "./statuses.ts";
 import { timeoutSignal } from "./timeout-signal.ts";
 import type { AnyTool } from "./tool.ts";
+import { toolKindPolicy } from "./tool-kind-policy.ts";
 import { inSpan } from "./tracing.ts";
 
 /** What {@link sendOnce} did. */
@@ -392,7 +393,7 @@ export function lostOutcomeIsCheap(tool: AnyTool, record: IntentRecord, nowEpoch
   const keyOutlivesLease =
     record.createdAtEpochMs + tool.keyRetentionMs - Math.max(record.deadlineEpochMs, nowEpochMs) >=
     LOST_OUTCOME_MARGIN_MS;
-  return tool.kind === "idempotent_by_key" && (tool.resendWhenAbsent || !probed) && keyOutlivesLease;
+  return toolKindPolicy(tool.kind).remoteDedupesKey && (tool.resendWhenAbsent || !probed) && keyOutlivesLease;
 }
 
 /** How long after a record's lease its key must still be remembered for a lost outcome to be cheap: 1 h. */

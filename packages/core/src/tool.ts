@@ -3,6 +3,7 @@ import type { Canonicaliser } from "./canon.ts";
 import type { Deadline } from "./deadline.ts";
 import { ToolDefinitionError } from "./definition-errors.ts";
 import { TOOL_KINDS, type ToolKind } from "./statuses.ts";
+import { defaultResendWhenAbsent, toolKindPolicy } from "./tool-kind-policy.ts";
 
 /** Default key retention (ms) when a tool declares none: 24 h, Stripe's documented retention. */
 export const DEFAULT_KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -231,7 +232,8 @@ export function defineTool<A = Record<string, unknown>, R = unknown>(spec: ToolS
   if (spec.resendWhenAbsent !== undefined && typeof spec.resendWhenAbsent !== "boolean") {
     fail(name, "resendWhenAbsent", "must be true or false");
   }
-  if (spec.kind === "unsafe" && spec.resendWhenAbsent === true && spec.settleMs === undefined) {
+  const policy = toolKindPolicy(spec.kind);
+  if (policy.remoteIgnoresKey && spec.resendWhenAbsent === true && spec.settleMs === undefined) {
     fail(
       name,
       "resendWhenAbsent",
@@ -248,7 +250,7 @@ export function defineTool<A = Record<string, unknown>, R = unknown>(spec: ToolS
     if (field === "" || field.split(".").some((p) => p === "")) fail(name, `identity.${field}`, "must be a dot path");
   }
   checkSecretFields(name, spec.secretFields, spec.loggableFields);
-  if (spec.kind !== "read_only" && Object.keys(identity).length === 0) {
+  if (policy.hasEffect && Object.keys(identity).length === 0) {
     fail(name, "identity", "must declare at least one field for a side-effecting tool");
   }
   if (spec.compensation !== undefined && spec.irreversible) {
@@ -274,8 +276,6 @@ export function defineTool<A = Record<string, unknown>, R = unknown>(spec: ToolS
     ...spec,
     identity,
     keyRetentionMs: spec.keyRetentionMs ?? DEFAULT_KEY_RETENTION_MS,
-    resendWhenAbsent:
-      spec.resendWhenAbsent ??
-      (spec.kind === "idempotent_by_key" || (spec.kind === "unsafe" && spec.settleMs !== undefined)),
+    resendWhenAbsent: spec.resendWhenAbsent ?? defaultResendWhenAbsent(spec.kind, spec.settleMs !== undefined),
   };
 }

@@ -12,7 +12,7 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { type AnyTool, type Executor, findBadText, invalidArgs } from "@tristate/core";
+import { type AnyTool, type Executor, findBadText, invalidArgs, toolKindPolicy } from "@tristate/core";
 import { z } from "zod";
 import { resolveDeadline } from "../api/calls/execute.ts";
 import { isAppError } from "../app-error.ts";
@@ -64,7 +64,7 @@ export function mcpToolOf(tool: AnyTool): Tool {
     inputSchema: inputSchema as Tool["inputSchema"],
     outputSchema: ENVELOPE_OUTPUT_SCHEMA as unknown as Tool["outputSchema"],
     annotations: {
-      readOnlyHint: tool.kind === "read_only",
+      readOnlyHint: !toolKindPolicy(tool.kind).hasEffect,
       // A repeat with the same identity in the same run is replayed, never a second effect.
       idempotentHint: true,
       ...(tool.irreversible ? { destructiveHint: true } : {}),

@@ -1,5 +1,6 @@
 import type { IntentRecord } from "../intent-store.ts";
 import type { AnyTool } from "../tool.ts";
+import { toolKindPolicy } from "../tool-kind-policy.ts";
 
 /**
  * Whether a person may settle the record now. Any UNKNOWN (in the human queue or not — an operator
@@ -35,10 +36,11 @@ export function operatorOptions(record: IntentRecord, tool: AnyTool | undefined,
   const keyExpired = tool ? nowEpochMs - record.createdAtEpochMs > tool.keyRetentionMs : false;
   let resendRefusal: string | null = null;
   if (!tool) resendRefusal = `tool "${record.tool}" is not in the catalog, so nothing can be sent`;
-  else if (tool.kind === "read_only") resendRefusal = `tool "${tool.name}" is read_only: there is no effect to resend`;
+  else if (!toolKindPolicy(tool.kind).hasEffect)
+    resendRefusal = `tool "${tool.name}" is read_only: there is no effect to resend`;
   else if (!waiting) resendRefusal = `the record is not waiting for a human (${stateName(record, nowEpochMs)})`;
   const resendWarnings: string[] = [];
-  if (tool && tool.kind === "unsafe") {
+  if (tool && toolKindPolicy(tool.kind).remoteIgnoresKey) {
     resendWarnings.push(
       `tool "${tool.name}" is unsafe: the remote does not deduplicate by key, so a resend makes a second effect if the first one happened`,
     );

@@ -1,3 +1,4 @@
+import { toolKindPolicy } from "@tristate/core";
 import { statsOverview } from "@tristate/db";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
@@ -119,7 +120,7 @@ export const statsOverviewProcedure = viewerProcedure
     // Read-only tools write no intent records: they would only add rows of zeros.
     const toolTimeoutsMs = Object.fromEntries(
       [...ctx.services.executor.tools.values()]
-        .filter((tool) => tool.kind !== "read_only")
+        .filter((tool) => toolKindPolicy(tool.kind).hasEffect)
         .map((tool) => [tool.name, tool.timeoutMs]),
     );
     return statsOverview(

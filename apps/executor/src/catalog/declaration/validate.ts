@@ -4,6 +4,7 @@
  * secret fields that are arguments (and never both), an effect phrase naming arguments. Each
  * format's `validate.ts` runs them in its order around its own checks (URL templates, `keyField`, …).
  */
+import { toolKindPolicy } from "@tristate/core";
 import type { z } from "zod";
 import { CatalogError } from "../catalog-error.ts";
 import { type Args, parseArgs } from "../http-tool/arguments.ts";
@@ -41,7 +42,7 @@ export function parseDeclaration<S extends z.ZodType<BaseDeclaration>>(
  */
 export function checkIdentity(d: BaseDeclaration, args: Args): void {
   const identity = Object.keys(d.identity);
-  if (d.kind !== "read_only" && identity.length === 0) {
+  if (toolKindPolicy(d.kind).hasEffect && identity.length === 0) {
     throw new CatalogError(d.name, "identity", "must declare at least one field for a side-effecting tool");
   }
   for (const field of identity) {

@@ -3,6 +3,7 @@
  * tool has (`../declaration/validate.ts`: arguments, identity, loggable and secret fields,
  * `describe`), `keyField` not clashing with an argument, probe templates naming known values.
  */
+import { toolKindPolicy } from "@tristate/core";
 import { CatalogError } from "../catalog-error.ts";
 import { checkDescribe, checkFieldLists, checkIdentity, parseDeclaration } from "../declaration/validate.ts";
 import type { Args } from "../http-tool/arguments.ts";
@@ -32,7 +33,7 @@ export function validateMcpDeclaration(raw: unknown, index: number): ValidMcpDec
       `"${d.keyField}" is a declared argument; the key field is filled by the executor, never by the model`,
     );
   }
-  if (d.kind === "idempotent_by_key" && d.keyField === undefined) {
+  if (toolKindPolicy(d.kind).remoteDedupesKey && d.keyField === undefined) {
     throw new CatalogError(
       d.name,
       "keyField",
