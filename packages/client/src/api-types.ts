@@ -202,6 +202,28 @@ export interface ToolInfo {
   irreversible: boolean;
 }
 
+/**
+ * The compensation registered on an intent record (`RecordedCompensation` of the core): what an
+ * abort runs for the effect — `{ tool, kind, args }`, and once it ran its call's `key`, `status`,
+ * `needsHuman` and `atEpochMs`.
+ */
+export type CompensationView =
+  | { tool: string; kind: "compensation" | "corrective"; args: JsonValue | null }
+  | {
+      tool: string;
+      kind: "compensation" | "corrective";
+      /** Built from the call's arguments and result once the effect is confirmed; null before. */
+      args: JsonValue | null;
+      /** The idempotency key of the compensating call ("" when it was refused before any record). */
+      key: string;
+      /** That call's outcome when it was noted. */
+      status: Outcome;
+      /** True unless that call SUCCEEDED. */
+      needsHuman: boolean;
+      /** Epoch ms. */
+      atEpochMs: number;
+    };
+
 /** The intent record of `calls.get` (secret argument values masked for every role but admin). */
 export interface IntentRecordView {
   tenant: string;
@@ -220,7 +242,7 @@ export interface IntentRecordView {
   /** The tool's result, or null. */
   result: JsonValue;
   error: IntentError | null;
-  compensation: JsonValue | null;
+  compensation: CompensationView | null;
   resolution: Resolution | null;
   needsHuman: boolean;
   reconcileSweeps: number;

@@ -5,6 +5,7 @@
 
 export type {
   AbortReport,
+  CompensationView,
   Envelope,
   ExecuteWireInput,
   IntentError,

@@ -14,7 +14,16 @@ export {
 } from "./classify/index.ts";
 export { classifyInvokeFailure, type InvokeFailureEvidence } from "./classify-invoke.ts";
 export { type Clock, systemClock } from "./clock.ts";
-export { COMPENSATE_STEP_PREFIX, CORRECT_STEP_PREFIX, isCompensationStep } from "./compensation.ts";
+export {
+  COMPENSATE_STEP_PREFIX,
+  CORRECT_STEP_PREFIX,
+  isCompensationStep,
+  parseRecordedCompensation,
+  type RanCompensation,
+  type RecordedCompensation,
+  type RegisteredCompensation,
+  recordedCompensationSchema,
+} from "./compensation.ts";
 export {
   type ConfirmationTokens,
   type ConfirmationVerifier,
@@ -107,6 +116,8 @@ export type { ProbeOptions } from "./runtime.ts";
 export type { AbortReport, StepOutcome, StepReport } from "./saga.ts";
 export { maskSecret, SECRET_LAST4_FROM_CHARS, SECRET_MASK, type SecretMasker, secretMasker } from "./secrets.ts";
 export {
+  COMPENSATION_KINDS,
+  type CompensationKind,
   INTENT_STATUSES,
   type IntentStatus,
   isSettled,

@@ -1,3 +1,4 @@
+import type { RecordedCompensation } from "./compensation.ts";
 import type { JsonObject, JsonValue } from "./json.ts";
 import type { IntentStatus, OperatorAction, ReasonCode, Resolution } from "./statuses.ts";
 
@@ -53,8 +54,12 @@ export interface IntentRecord {
   /** The tool's result (`undefined`: none recorded; `null` is a real result). */
   result: JsonValue | undefined;
   error: IntentError | null;
-  /** The compensation spec registered with the intent before the call, if the tool declares one. */
-  compensation: JsonValue | null;
+  /**
+   * The compensation registered with the intent before the call, if the tool declares one (its
+   * arguments filled in once the effect is confirmed; its call's key and outcome once run). Stores
+   * parse it on read with `parseRecordedCompensation`.
+   */
+  compensation: RecordedCompensation | null;
   resolution: Resolution | null;
   /** True while the record waits in the human queue. */
   needsHuman: boolean;

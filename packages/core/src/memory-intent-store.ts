@@ -1,4 +1,5 @@
 import type { Clock } from "./clock.ts";
+import { parseRecordedCompensation } from "./compensation.ts";
 import type {
   AuditEntry,
   ClaimResult,
@@ -90,6 +91,8 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
     if (existing) return { claimed: false, existing: structuredClone(existing) };
     const full: IntentRecord = {
       ...structuredClone(record),
+      // Checked as it is written (what the PostgreSQL store checks on read): a malformed one fails here.
+      compensation: parseRecordedCompensation(record.compensation, record.key),
       tenant: this.tenant,
       status: "PENDING",
       version: 1,
@@ -142,6 +145,7 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
     const next: IntentRecord = {
       ...r,
       ...structuredClone(patch),
+      ...("compensation" in patch ? { compensation: parseRecordedCompensation(patch.compensation, key) } : {}),
       version: r.version + 1,
       updatedAtEpochMs: nowEpochMs,
     };

@@ -1,10 +1,15 @@
 import { type CallInput, storedArgsForHooks } from "./call-input.ts";
-import { COMPENSATE_STEP_PREFIX, CORRECT_STEP_PREFIX, isCompensationStep } from "./compensation.ts";
+import {
+  COMPENSATE_STEP_PREFIX,
+  CORRECT_STEP_PREFIX,
+  isCompensationStep,
+  type RanCompensation,
+} from "./compensation.ts";
 import { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
 import { humanRecheckAt } from "./human-queue.ts";
 import type { IntentRecord } from "./intent-store.ts";
-import { type JsonValue, toJson } from "./json.ts";
+import { toJson } from "./json.ts";
 import { effectPhrase } from "./record-envelope.ts";
 import { event } from "./record-events.ts";
 import { redactArgs } from "./redact.ts";
@@ -241,9 +246,9 @@ async function noteCompensation(
   key: string,
   c: { tool: string; args: Record<string, unknown>; envelope: Envelope; corrective: boolean },
 ): Promise<void> {
-  const spec = {
+  const spec: RanCompensation = {
     tool: c.tool,
-    args: (toJson(c.args) ?? null) as JsonValue,
+    args: toJson(c.args) ?? null,
     kind: c.corrective ? "corrective" : "compensation",
     key: c.envelope.idempotency_key,
     status: c.envelope.status,

@@ -35,6 +35,14 @@ export const RESOLUTIONS = [
 /** How an UNKNOWN ended; `needs_human` while a person must still decide. */
 export type Resolution = (typeof RESOLUTIONS)[number];
 
+/**
+ * What an abort runs for a confirmed effect (the kind recorded with a record's compensation):
+ * the tool's `compensation`, or an irreversible tool's `corrective` action.
+ */
+export const COMPENSATION_KINDS = ["compensation", "corrective"] as const;
+/** One of {@link COMPENSATION_KINDS}. */
+export type CompensationKind = (typeof COMPENSATION_KINDS)[number];
+
 /** Tool kinds (DESIGN.md vocabulary). */
 export const TOOL_KINDS = ["read_only", "idempotent_by_key", "unsafe"] as const;
 /**

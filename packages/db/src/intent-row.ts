@@ -1,11 +1,12 @@
-import type {
-  IntentError,
-  IntentEvent,
-  IntentRecord,
-  IntentStatus,
-  JsonValue,
-  Resolution,
-  StoredIntentEvent,
+import {
+  type IntentError,
+  type IntentEvent,
+  type IntentRecord,
+  type IntentStatus,
+  type JsonValue,
+  parseRecordedCompensation,
+  type Resolution,
+  type StoredIntentEvent,
 } from "@tristate/core";
 
 /**
@@ -32,7 +33,8 @@ export interface RecordRow {
   result: JsonValue;
   no_result: boolean;
   error: IntentError | null;
-  compensation: JsonValue | null;
+  /** Parsed by {@link toIntentRecord} (`parseRecordedCompensation`). */
+  compensation: unknown;
   resolution: Resolution | null;
   needs_human: boolean;
   reconcile_sweeps: number;
@@ -45,7 +47,10 @@ export interface RecordRow {
   settles_at: Date | null;
 }
 
-/** Converts a row of {@link RECORD_COLUMNS} to the port's record (times as epoch ms). */
+/**
+ * Converts a row of {@link RECORD_COLUMNS} to the port's record (times as epoch ms).
+ * @throws TypeError naming the key when the stored compensation is malformed.
+ */
 export function toIntentRecord(row: RecordRow): IntentRecord {
   return {
     tenant: row.tenant,
@@ -60,7 +65,7 @@ export function toIntentRecord(row: RecordRow): IntentRecord {
     deadlineEpochMs: row.deadline_at.getTime(),
     result: row.no_result ? undefined : row.result,
     error: row.error,
-    compensation: row.compensation,
+    compensation: parseRecordedCompensation(row.compensation, row.key),
     resolution: row.resolution,
     needsHuman: row.needs_human,
     reconcileSweeps: row.reconcile_sweeps,

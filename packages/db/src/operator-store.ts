@@ -8,6 +8,7 @@ import {
   type OperatorApplyResult,
   type OperatorChange,
   type OperatorStore,
+  parseRecordedCompensation,
 } from "@tristate/core";
 import { Prisma, type PrismaClient } from "./generated/prisma/client.ts";
 import { RECORD_COLUMNS, type RecordRow, toIntentRecord } from "./intent-row.ts";
@@ -78,14 +79,16 @@ export function recordSnapshot(record: IntentRecord): Prisma.InputJsonObject {
 /**
  * A snapshot back as a record. Snapshots written before a field existed lack it: `tenant` is then
  * `default` (before tenants), `sentKey` and `settlesAtEpochMs` null.
+ * @throws TypeError naming the key when the snapshot's compensation is malformed.
  */
 export function recordFromSnapshot(snapshot: unknown): IntentRecord {
   const s = snapshot as IntentRecord & Record<string, unknown>;
   return {
     ...s,
-    tenant: s.tenant ?? "default",
+    tenant: s.tenant ?? DEFAULT_TENANT,
     sentKey: s.sentKey ?? null,
     settlesAtEpochMs: s.settlesAtEpochMs ?? null,
+    compensation: parseRecordedCompensation(s.compensation, s.key),
     result: "result" in s ? s.result : undefined,
   };
 }

@@ -2,9 +2,17 @@
  * The API's one schema of an intent record, in the shapes its procedures answer: the summary of the
  * lists (no result), the detail of `intents.get` (`hasResult` and the result), and the whole record
  * of `calls.get`, `queue.resolve` and the audit snapshots (`result: null` when none was recorded).
- * Statuses, resolutions and reason codes are the core's closed unions (`@tristate/core` `statuses.ts`).
+ * Statuses, resolutions and reason codes are the core's closed unions (`@tristate/core` `statuses.ts`),
+ * the compensation the core's schema.
  */
-import { INTENT_EVENT_TYPES, INTENT_STATUSES, type IntentRecord, REASON_CODES, RESOLUTIONS } from "@tristate/core";
+import {
+  INTENT_EVENT_TYPES,
+  INTENT_STATUSES,
+  type IntentRecord,
+  REASON_CODES,
+  RESOLUTIONS,
+  recordedCompensationSchema,
+} from "@tristate/core";
 import { z } from "zod";
 
 /** The error recorded on an intent record (`IntentError` of `@tristate/core`). */
@@ -37,7 +45,8 @@ export const intentSummarySchema = z.object({
   /** Epoch ms. */
   deadlineEpochMs: z.number(),
   error: intentErrorSchema.nullable(),
-  compensation: z.json().nullable(),
+  /** What an abort runs for the effect, when the tool declares it (`RecordedCompensation` of `@tristate/core`). */
+  compensation: recordedCompensationSchema.nullable(),
   resolution: z.enum(RESOLUTIONS).nullable(),
   needsHuman: z.boolean(),
   reconcileSweeps: z.number().int(),

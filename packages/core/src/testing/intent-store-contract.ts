@@ -27,7 +27,7 @@ function newRecord(overrides: Partial<NewIntentRecord> = {}): NewIntentRecord {
     identity: { order_id: "A-1", amount: "10.00" },
     attempt: 1,
     deadlineEpochMs: NOW + 5_000,
-    compensation: { tool: "charge", args: { order_id: "A-1" } },
+    compensation: { tool: "charge", kind: "compensation", args: { order_id: "A-1" } },
     createdAtEpochMs: NOW,
     traceId: "0af7651916cd43dd8448eb211c80319c",
     ...overrides,

@@ -57,7 +57,8 @@ SELECT tenant, md5(tenant || ':' || i), 'run-' || (i / 5), 'step-' || (i % 5), '
   CASE WHEN status = 'SUCCEEDED' THEN '{"ok": true}'::jsonb END,
   CASE WHEN status = 'FAILED_NO_EFFECT' THEN '{"code": "REJECTED", "message": "declined"}'::jsonb END,
   CASE WHEN status = 'SUCCEEDED' AND abs(hashint8(i * 3)) % 1000 = 0
-    THEN jsonb_build_object('tool', 'undo', 'kind', 'compensation', 'args', null, 'key', md5('comp:' || i)) END,
+    THEN jsonb_build_object('tool', 'undo', 'kind', 'compensation', 'args', null, 'key', md5('comp:' || i),
+      'status', 'SUCCEEDED', 'needsHuman', false, 'atEpochMs', extract(epoch FROM created_at) * 1000) END,
   resolution::"Resolution", h >= 995 AND h < 998, 0, 2, created_at,
   created_at + duration_ms * interval '1 millisecond',
   CASE WHEN h < 995 THEN created_at + duration_ms * interval '1 millisecond' END,

@@ -1,4 +1,11 @@
-import type { IntentError, IntentRecord, IntentStatus, JsonValue, Resolution } from "@tristate/core";
+import {
+  type IntentError,
+  type IntentRecord,
+  type IntentStatus,
+  type JsonValue,
+  parseRecordedCompensation,
+  type Resolution,
+} from "@tristate/core";
 
 /**
  * Rewrites a record's arguments before they leave the database layer (masking fields a tool marks
@@ -90,7 +97,10 @@ export const SUMMARY_COLUMNS_SQL = `tenant, key, run_id AS "runId", step_id AS "
   updated_at AS "updatedAt", finished_at AS "finishedAt", trace_id AS "traceId", sent_key AS "sentKey",
   settles_at AS "settlesAt"`;
 
-/** Converts a typed-client row to an {@link IntentSummary} (Dates → epoch ms), applying `redact` to the args. */
+/**
+ * Converts a typed-client row to an {@link IntentSummary} (Dates → epoch ms), applying `redact` to the args.
+ * @throws TypeError naming the key when the stored compensation is malformed.
+ */
 export function toIntentSummary(row: PrismaRecordRow, redact?: ArgsRedactor): IntentSummary {
   const args = row.args as JsonValue;
   return {
@@ -105,7 +115,7 @@ export function toIntentSummary(row: PrismaRecordRow, redact?: ArgsRedactor): In
     attempt: row.attempt,
     deadlineEpochMs: row.deadline.getTime(),
     error: (row.error ?? null) as IntentError | null,
-    compensation: (row.compensation ?? null) as JsonValue | null,
+    compensation: parseRecordedCompensation(row.compensation, row.key),
     resolution: row.resolution as Resolution | null,
     needsHuman: row.needsHuman,
     reconcileSweeps: row.reconcileSweeps,

@@ -122,11 +122,11 @@ function reportMasker(
   const byKey = new Map(records.map((r) => [r.key, r] as const));
   const maskers = report.steps.map((step) => {
     const record = byKey.get(step.key);
-    const compensation = record?.compensation as { tool?: unknown } | null | undefined;
+    const compensation = record?.compensation;
     const sent = step.compensation?.sent_args;
     return [
       maskerFor(ctx, step.tool, record?.args, sent),
-      ...(typeof compensation?.tool === "string" ? [maskerFor(ctx, compensation.tool, sent, record?.args)] : []),
+      ...(compensation ? [maskerFor(ctx, compensation.tool, sent, record?.args)] : []),
     ];
   });
   const all = maskers.flat();

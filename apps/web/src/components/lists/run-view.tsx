@@ -23,11 +23,11 @@ const columns: Columns<IntentSummary & { order: number }> = [
     header: "Compensation",
     enableSorting: false,
     cell: (c) => {
-      const comp = c.getValue() as { tool?: string; args?: unknown } | null;
+      const comp = c.getValue();
       if (!comp) return <span className="muted">–</span>;
       return (
         <details>
-          <summary>{comp.tool ?? "registered"}</summary>
+          <summary>{comp.tool}</summary>
           <pre>{formatJson(comp)}</pre>
         </details>
       );

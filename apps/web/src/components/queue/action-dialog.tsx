@@ -95,7 +95,7 @@ export function ActionDialog({
     }
   }
 
-  const compensation = detail.data?.record.compensation as { tool?: string; args?: unknown } | null | undefined;
+  const compensation = detail.data?.record.compensation;
 
   return (
     <dialog ref={dialogRef} aria-labelledby={titleId} onClose={onClose} onCancel={onClose}>
@@ -120,9 +120,9 @@ export function ActionDialog({
           ) : compensation ? (
             <div>
               <p>
-                Compensation tool: <strong>{compensation.tool ?? "?"}</strong>, with these arguments:
+                Compensation tool: <strong>{compensation.tool}</strong>, with these arguments:
               </p>
-              <pre>{formatJson(compensation.args ?? null)}</pre>
+              <pre>{formatJson(compensation.args)}</pre>
             </div>
           ) : (
             <p className="warning">This record has no registered compensation; the executor will refuse.</p>
