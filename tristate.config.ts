@@ -5,7 +5,7 @@
  *
  * The remotes' base URLs come from the service's configuration: `TRISTATE_PAYMENTS_URL` (default
  * http://127.0.0.1:4201) and `TRISTATE_MAIL_URL` (default http://127.0.0.1:4202). Their API is the one
- * of `startFakeRemote` from `@tristate/core/testing`: `POST /effects` performs an effect,
+ * of `startFakeRemote` from `@tristate/executor/demo-remotes`: `POST /effects` performs an effect,
  * `GET /effects?clientRef=<key>` finds it by idempotency key / client reference, and
  * `GET /effects/search?<field>=<value>&since=<epoch ms>` finds it by business identity.
  */

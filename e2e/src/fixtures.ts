@@ -50,7 +50,7 @@ export const api = {
   },
 };
 
-/** What the fake remote does with the next POSTs (see `Fault` in `@tristate/core/testing`). */
+/** What the fake remote does with the next POSTs (see `Fault` in `@tristate/executor/demo-remotes`). */
 export interface Fault {
   answer?: "respond" | "hang" | "reset" | number;
   commit?: boolean;

@@ -5,8 +5,8 @@
  * and a mail service that does not), run in this process on loopback.
  */
 import { resolve } from "node:path";
-import { startFakeRemote } from "@tristate/core/testing";
 import { REPO_ROOT } from "@tristate/db";
+import { startFakeRemote } from "./demo/remotes/index.ts";
 import { readEnv } from "./env.ts";
 import { runService } from "./run-service.ts";
 

@@ -1,6 +1,6 @@
 import { connect, type Socket } from "node:net";
-import { refundTool } from "@tristate/core/testing";
 import { ApiKeyStore, createPrismaIntentStore, createTestDatabase } from "@tristate/db";
+import { refundTool } from "@tristate/testing";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { readEnv } from "../src/env.ts";

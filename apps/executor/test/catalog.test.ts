@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type AnyTool, createExecutor, Deadline, MemoryIntentStore } from "@tristate/core";
-import { type FakeRemote, startFakeRemote } from "@tristate/core/testing";
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildCatalog, CatalogError, loadCatalog } from "../src/catalog/load.ts";

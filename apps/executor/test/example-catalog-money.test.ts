@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { type FakeRemote, startFakeRemote } from "@tristate/core/testing";
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalog } from "../src/catalog/load.ts";
 import { readEnv } from "../src/env.ts";

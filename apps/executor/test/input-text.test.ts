@@ -1,4 +1,4 @@
-import { refundTool } from "@tristate/core/testing";
+import { refundTool } from "@tristate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../src/trpc/router.ts";
 import { type Json, startStack, type TestStack } from "./support.ts";

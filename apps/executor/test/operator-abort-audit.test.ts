@@ -4,8 +4,8 @@
  * `audit.list` shows it to that tenant's readers (and admins) only.
  */
 import { randomUUID } from "node:crypto";
-import type { FakeRemote } from "@tristate/core/testing";
 import { ApiKeyStore } from "@tristate/db";
+import type { FakeRemote } from "@tristate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reversibleRefundTools } from "./reversible-refund.ts";
 import { type Json, startStack, type TestStack } from "./support.ts";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/core/testing";
 import { ApiKeyStore, createTestDatabase, type TestDatabase } from "@tristate/db";
+import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEnv } from "../src/env.ts";

@@ -5,8 +5,8 @@
  * injected by a fake remote; one stale PENDING record claimed directly.
  */
 import { type AnyTool, createExecutor, Deadline, type Envelope, idempotencyKey } from "@tristate/core";
-import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/core/testing";
 import { ApiKeyStore, createTestDatabase, PrismaIntentStore, type TestDatabase } from "@tristate/db";
+import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEnv } from "../src/env.ts";
 import { type RunningService, startService } from "../src/service.ts";

@@ -4,7 +4,7 @@
  * reversal on the same fake remote (its effects carry `kind: "reversal"`), with a key probe.
  */
 import { type AnyTool, callHttp, canon, defineTool } from "@tristate/core";
-import { type FakeRemote, refundTool } from "@tristate/core/testing";
+import { type FakeRemote, refundTool } from "@tristate/testing";
 import { z } from "zod";
 
 /** `reverse_refund` on `remote`: `{ refund_id }`, keyed, probed by its client reference. */

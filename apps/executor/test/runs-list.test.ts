@@ -3,8 +3,9 @@
  * counts; the status and tool filters; keyset pages that neither repeat nor skip a run while agents
  * keep calling; another tenant's runs never listed; bad input answered 400 naming the field.
  */
-import type { FakeRemote } from "@tristate/core/testing";
+
 import { ApiKeyStore } from "@tristate/db";
+import type { FakeRemote } from "@tristate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reversibleRefundTools } from "./reversible-refund.ts";
 import { type Json, startStack, type TestStack } from "./support.ts";

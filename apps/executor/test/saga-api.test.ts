@@ -1,5 +1,5 @@
 import { callHttp, canon, defineTool } from "@tristate/core";
-import type { FakeRemote } from "@tristate/core/testing";
+import type { FakeRemote } from "@tristate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { reversibleRefundTools } from "./reversible-refund.ts";

@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { type FakeRemote, startFakeRemote } from "@tristate/core/testing";
 import {
   ApiKeyStore,
   createPrismaIntentStore,
@@ -8,6 +7,7 @@ import {
   type PrismaIntentStore,
   type TestDatabase,
 } from "@tristate/db";
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, expect, it } from "vitest";
 import { type ServiceProcess, startServiceProcess } from "./processes.ts";
 

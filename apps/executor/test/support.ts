@@ -1,6 +1,6 @@
 import type { AnyTool } from "@tristate/core";
-import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/core/testing";
 import { type ApiKeyRole, ApiKeyStore, createTestDatabase, type TestDatabase } from "@tristate/db";
+import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { readEnv } from "../src/env.ts";
 import { type RunningService, startService } from "../src/service.ts";
 

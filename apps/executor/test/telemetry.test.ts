@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { FakeRemote } from "@tristate/core/testing";
+import type { FakeRemote } from "@tristate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpTool } from "../src/catalog/http-tool.ts";
 import { readEnv } from "../src/env.ts";

@@ -8,8 +8,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { idempotencyKey } from "@tristate/core";
-import { refundTool } from "@tristate/core/testing";
 import { ApiKeyStore } from "@tristate/db";
+import { refundTool } from "@tristate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../src/trpc/router.ts";
 import { type Json, startStack, type TestStack } from "./support.ts";

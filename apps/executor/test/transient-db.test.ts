@@ -4,8 +4,9 @@
  * 500; repeating it as advised never makes a second effect. On the real PostgreSQL: the outcome write
  * is held on a table lock after the remote committed, and its backend is terminated while it waits.
  */
-import { refundTool } from "@tristate/core/testing";
+
 import { isTransientDatabaseError } from "@tristate/db";
+import { refundTool } from "@tristate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Json, startStack, type TestStack } from "./support.ts";
 

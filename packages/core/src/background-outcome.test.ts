@@ -1,3 +1,4 @@
+import { FakeClock } from "@tristate/testing";
 import { describe, expect, it } from "vitest";
 import { canon } from "./canon.ts";
 import { Deadline } from "./deadline.ts";
@@ -6,7 +7,6 @@ import { createExecutor } from "./executor.ts";
 import type { IntentPatch } from "./intent-store.ts";
 import { MemoryIntentStore } from "./memory-intent-store.ts";
 import { sweepStale } from "./sweeper.ts";
-import { FakeClock } from "./testing/fake-clock.ts";
 import { defineTool } from "./tool.ts";
 
 /** A store whose outcome writes can be held back or lost, to see what the agent is told meanwhile. */

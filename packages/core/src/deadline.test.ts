@@ -1,7 +1,7 @@
+import { FakeClock } from "@tristate/testing";
 import { describe, expect, it } from "vitest";
 import { Deadline } from "./deadline.ts";
 import { DeadlineExceededError, isDeadlineExceededError } from "./errors.ts";
-import { FakeClock } from "./testing/fake-clock.ts";
 
 describe("Deadline", () => {
   it("after(ms): remaining counts down on the monotonic clock; epochMs is absolute", () => {

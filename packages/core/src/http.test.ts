@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import http from "node:http";
 import net from "node:net";
+import { Cleanup } from "@tristate/testing";
 import { Agent, Client, RetryAgent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { classifyError } from "./classify/index.ts";
@@ -9,7 +10,6 @@ import { Deadline } from "./deadline.ts";
 import { AmbiguousError, NotSentError, RejectedError } from "./errors.ts";
 import { callHttp, IDEMPOTENCY_KEY_HEADER, REQUEST_DEADLINE_HEADER } from "./http.ts";
 import { invokeTracked } from "./invoke-tracker.ts";
-import { Cleanup } from "./testing/cleanup.ts";
 
 // Real loopback sockets only: node:http / node:net servers on 127.0.0.1, port 0.
 

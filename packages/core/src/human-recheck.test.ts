@@ -1,3 +1,4 @@
+import { FakeClock } from "@tristate/testing";
 import { describe, expect, it } from "vitest";
 import { canon } from "./canon.ts";
 import { Deadline } from "./deadline.ts";
@@ -5,7 +6,6 @@ import { AmbiguousError } from "./errors.ts";
 import { createExecutor } from "./executor.ts";
 import { MemoryIntentStore } from "./memory-intent-store.ts";
 import { sweepStale } from "./sweeper.ts";
-import { FakeClock } from "./testing/fake-clock.ts";
 import { defineTool } from "./tool.ts";
 
 /** An unsafe remote whose effect lands late (field case T06): the call times out, probes see nothing yet. */

@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import http from "node:http";
 import net from "node:net";
+import { Cleanup } from "@tristate/testing";
 import fc from "fast-check";
 import { Agent, Client, request as undiciRequest } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,7 +11,6 @@ import { classifyInvokeFailure } from "./classify-invoke.ts";
 import { AmbiguousError, NotSentError } from "./errors.ts";
 import { callHttp } from "./http.ts";
 import { type InvokeAttempt, invokeTracked } from "./invoke-tracker.ts";
-import { Cleanup } from "./testing/cleanup.ts";
 
 // Real loopback sockets only (node:net / node:http servers on 127.0.0.1, port 0). DESIGN.md rule 11,
 // issue 9 §3: "was anything written?" is answered for the whole invoke, not for its last attempt.

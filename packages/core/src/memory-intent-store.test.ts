@@ -1,6 +1,6 @@
+import { describeIntentStoreContract } from "@tristate/testing";
 import { systemClock } from "./clock.ts";
 import { MemoryIntentStore } from "./memory-intent-store.ts";
-import { describeIntentStoreContract } from "./testing/intent-store-contract.ts";
 
 describeIntentStoreContract("MemoryIntentStore", async () => ({
   // Its own clock stands in for the database's `now()`, which judges leases (rule 9).

@@ -1,3 +1,4 @@
+import { FakeClock } from "@tristate/testing";
 import { describe, expect, it, vi } from "vitest";
 import { canon } from "./canon.ts";
 import { Deadline } from "./deadline.ts";
@@ -7,7 +8,6 @@ import type { StoredIntentEvent } from "./intent-store.ts";
 import { MemoryIntentStore } from "./memory-intent-store.ts";
 import { probeProgress } from "./probe-progress.ts";
 import { sweepStale } from "./sweeper.ts";
-import { FakeClock } from "./testing/fake-clock.ts";
 import { defineTool } from "./tool.ts";
 
 let id = 0;

@@ -1,10 +1,10 @@
+import { startTripServices, type TripServices, type TripToolOverrides, tripTools } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isCompensationStep, registeredCompensation } from "./compensation.ts";
 import { createConfirmationTokens } from "./confirmations.ts";
 import { Deadline } from "./deadline.ts";
 import { createExecutor, type Executor, type ExecutorOptions } from "./executor.ts";
 import { MemoryIntentStore } from "./memory-intent-store.ts";
-import { startTripServices, type TripServices, type TripToolOverrides, tripTools } from "./testing/trip-services.ts";
 import { defineTool } from "./tool.ts";
 
 const HOTEL = { hotel_id: "H-1", guest_ref: "G-1", check_in: "2026-07-01", nights: 2 };

@@ -1,9 +1,9 @@
+import { FakeClock } from "@tristate/testing";
 import { describe, expect, it } from "vitest";
 import { canon } from "./canon.ts";
 import { createExecutor } from "./executor.ts";
 import { MemoryIntentStore } from "./memory-intent-store.ts";
 import { nextSweepLimit, type SweepReport, sweepStale } from "./sweeper.ts";
-import { FakeClock } from "./testing/fake-clock.ts";
 import { defineTool } from "./tool.ts";
 
 /** Claims record `key` (step `s<i>`) as a crash leaves it: PENDING, its lease passed a second ago. */

@@ -1,9 +1,8 @@
+import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Deadline } from "./deadline.ts";
 import { createExecutor } from "./executor.ts";
 import { MemoryIntentStore } from "./memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "./testing/fake-remote.ts";
-import { refundTool } from "./testing/refund-tool.ts";
 import { findBadText, LONE_SURROGATE_RULE_TEXT, NUL_RULE_TEXT, textRuleBroken } from "./text.ts";
 
 describe("the text rule (no NUL, no lone surrogate)", () => {

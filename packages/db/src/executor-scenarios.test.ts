@@ -1,4 +1,4 @@
-import { describeExecutorScenarios } from "@tristate/core/testing";
+import { describeExecutorScenarios } from "@tristate/testing";
 import { createPrismaIntentStore } from "./prisma-intent-store.ts";
 import { createTestDatabase } from "./test-database.ts";
 

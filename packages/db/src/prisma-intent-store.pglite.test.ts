@@ -1,4 +1,4 @@
-import { describeIntentStoreContract } from "@tristate/core/testing";
+import { describeIntentStoreContract } from "@tristate/testing";
 import pg from "pg";
 import { afterAll } from "vitest";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded-postgres.ts";

@@ -1,4 +1,4 @@
-import { describeIntentStoreContract } from "@tristate/core/testing";
+import { describeIntentStoreContract } from "@tristate/testing";
 import { createPrismaIntentStore } from "./prisma-intent-store.ts";
 import { createTestDatabase } from "./test-database.ts";
 

@@ -7,8 +7,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AnyTool } from "@tristate/core";
-import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/core/testing";
 import { ApiKeyStore, createTestDatabase } from "@tristate/db";
+import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/executor/demo-remotes";
 import { readEnv } from "@tristate/executor/env";
 import { type RunningService, startService } from "@tristate/executor/service";
 

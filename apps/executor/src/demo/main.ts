@@ -5,8 +5,8 @@
  * PostgreSQL server), against fake remote services on loopback that inject the faults.
  */
 import { createExecutor, Deadline, type Envelope, sweepStale } from "@tristate/core";
-import { startFakeRemote } from "@tristate/core/testing";
 import { openDatabase } from "@tristate/db";
+import { startFakeRemote } from "./remotes/index.ts";
 import { emailTool, refundTool, smsTool } from "./tools.ts";
 
 const runId = `demo-${new Date().toISOString().replace(/[:.]/g, "-")}`;

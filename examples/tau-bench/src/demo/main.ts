@@ -14,7 +14,7 @@
  *   pnpm demo [--all | --tasks N] [--fault-rate R] [--seed N] [--port P] [--web-port P] [--no-dashboard] [--exit]
  */
 import { parseArgs } from "node:util";
-import { startFakeRemote, startTripServices, tripTools } from "@tristate/core/testing";
+import { startFakeRemote, startTripServices, tripTools } from "@tristate/executor/demo-remotes";
 import { emailTool, smsTool } from "@tristate/executor/demo-tools";
 import { readEnv } from "@tristate/executor/env";
 import { type RunningService, startService } from "@tristate/executor/service";

@@ -1,5 +1,5 @@
+import { Cleanup } from "@tristate/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { Cleanup } from "../testing/cleanup.ts";
 import { awsSdk } from "./aws-sdk.ts";
 import { closedOrigin, post, remote } from "./fixtures.ts";
 import { classifyError } from "./index.ts";

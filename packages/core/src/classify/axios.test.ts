@@ -1,6 +1,6 @@
 import type http from "node:http";
+import { Cleanup } from "@tristate/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { Cleanup } from "../testing/cleanup.ts";
 import { axios } from "./axios.ts";
 import { closedOrigin, post, remote } from "./fixtures.ts";
 import { classifyError } from "./index.ts";

@@ -7,7 +7,7 @@ import { once } from "node:events";
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
-import type { Cleanup } from "../testing/cleanup.ts";
+import type { Cleanup } from "@tristate/testing";
 
 /** A self-signed certificate for `localhost` (EC P-256, valid until 2126), test use only. */
 const SELF_SIGNED = {

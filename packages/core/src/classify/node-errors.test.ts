@@ -1,5 +1,5 @@
+import { Cleanup } from "@tristate/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { Cleanup } from "../testing/cleanup.ts";
 import { closedOrigin, post, remote, selfSignedOrigin } from "./fixtures.ts";
 import { classifyError } from "./index.ts";
 import { nodeErrors } from "./node-errors.ts";

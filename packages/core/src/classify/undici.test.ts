@@ -1,6 +1,6 @@
+import { Cleanup } from "@tristate/testing";
 import { Agent, errors, interceptors, request, fetch as undiciFetch } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { Cleanup } from "../testing/cleanup.ts";
 import { closedOrigin, rejection, remote } from "./fixtures.ts";
 import { classifyError } from "./index.ts";
 import { undici } from "./undici.ts";

@@ -10,12 +10,13 @@
  * Difference by design: the executor's first probe runs at once when the call turns UNKNOWN
  * (t=2.0), not at +1 s; the intent (one probe finds the message, no resend) is unchanged.
  */
+
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { createExecutor } from "../../src/executor.ts";
 import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { defineTool } from "../../src/tool.ts";
 import { eventsOf, probeByClientRef, scaledOptions, Timeline } from "./support.ts";
 

@@ -11,12 +11,13 @@
  * the record goes to the human queue, so the envelope's `error.code` is NO_PROBE; the transport's
  * reason RESET_AFTER_WRITE stays on the record's timeline (the UNKNOWN outcome event).
  */
+
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { createExecutor } from "../../src/executor.ts";
 import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { defineTool } from "../../src/tool.ts";
 import { eventsOf, scaledOptions, Timeline, withoutKeyHeader } from "./support.ts";
 

@@ -12,11 +12,12 @@
  * Scale: 1 case-second = 20 ms.
  * Difference by design: the executor's first probe runs at once at t=10 (not t=11).
  */
+
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { createExecutor } from "../../src/executor.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { defineTool } from "../../src/tool.ts";
 import { probeByClientRef, scaledOptions, sdkClient, Timeline } from "./support.ts";
 

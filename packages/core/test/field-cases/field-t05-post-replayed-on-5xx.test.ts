@@ -15,11 +15,12 @@
  *   for it), so the agent waits the documented second.
  * - (b)/(c) The executor's first probe runs at once on the 502/504 (t=60), not at t=61.
  */
+
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { createExecutor } from "../../src/executor.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { clientRefTool, scaledOptions, sleep, Timeline } from "./support.ts";
 
 const S = 10;

@@ -14,11 +14,12 @@
  * row appears at t=70. The record stays UNKNOWN in the human queue (PROBES_ABSENT_NO_DEDUPE): the
  * remote cannot dedupe, so absence is no reason to resend.
  */
+
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { createExecutor } from "../../src/executor.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { clientRefTool, eventsOf, scaledOptions, Timeline } from "./support.ts";
 
 const S = 50;

@@ -11,12 +11,13 @@
  * Scale: 1 case-second = 50 ms. Runs under Node only (this suite's runtime; Bun is not installed).
  * Difference by design: the executor's first probe runs at once (+0 s), not at +1 s.
  */
+
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { createExecutor } from "../../src/executor.ts";
 import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { defineTool } from "../../src/tool.ts";
 import { eventsOf, probeByClientRef, scaledOptions, sleep, Timeline } from "./support.ts";
 

@@ -8,13 +8,14 @@
  * `effects==0`, the record FAILED_NO_EFFECT (not PENDING). The same through `callHttp`. Added
  * counterpart: a real `fetch` whose request was read and then reset must NOT be read as "not sent".
  */
+
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { Deadline } from "../../src/deadline.ts";
 import { createExecutor } from "../../src/executor.ts";
 import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { type AnyTool, defineTool, type InvokeContext } from "../../src/tool.ts";
 import { eventsOf, scaledOptions, withoutKeyHeader } from "./support.ts";
 

@@ -10,12 +10,13 @@
  * Scale: 1 case-second = 50 ms. Reserve 0.5 s, so run 1 (2.5 s budget, 2 s read timeout) has no
  * budget left to probe and ends UNKNOWN, as in the case.
  */
+
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { createExecutor } from "../../src/executor.ts";
 import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { defineTool } from "../../src/tool.ts";
 import { probeByClientRef, scaledOptions, Timeline } from "./support.ts";
 

@@ -12,12 +12,13 @@
  * tool-call id, both beside the input and inside the arguments) is not a key input. The key comes
  * only from run, step, tool and the declared identity fields.
  */
+
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { createExecutor } from "../../src/executor.ts";
 import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { defineTool } from "../../src/tool.ts";
 import { input, scaledOptions, Timeline } from "./support.ts";
 

@@ -16,6 +16,8 @@
  *   case's `attempts:1` counts mutating requests sent, which is the remote's `posts` (1).
  * Recovery runs both ways the case allows: the sweeper (`sweepStale`) and a repeat `call`.
  */
+
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { createExecutor } from "../../src/executor.ts";
@@ -23,7 +25,6 @@ import { callHttp } from "../../src/http.ts";
 import { canonicalIdentity, idempotencyKey } from "../../src/idempotency-key.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
 import { sweepStale } from "../../src/sweeper.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { defineTool } from "../../src/tool.ts";
 import { eventsOf, never, probeByClientRef, scaledOptions, Timeline, waitFor } from "./support.ts";
 

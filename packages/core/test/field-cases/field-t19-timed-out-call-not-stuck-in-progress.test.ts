@@ -17,12 +17,13 @@
  * Added variant (key retention): if run 2 comes only after the remote's 24 h key retention, a key
  * probe's "absent" proves nothing, so there is no resend; the record goes to the human queue.
  */
+
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { createExecutor } from "../../src/executor.ts";
 import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { defineTool } from "../../src/tool.ts";
 import { eventsOf, JumpClock, probeByClientRef, scaledOptions, Timeline } from "./support.ts";
 

@@ -13,11 +13,12 @@
  * commit lands at 11.5), not 12, 13, 15. Run 1 already recorded UNKNOWN, so run 2 finds an UNKNOWN
  * record rather than an expired PENDING lease; either way it reconciles before anything else.
  */
+
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { createExecutor } from "../../src/executor.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { clientRefTool, eventsOf, scaledOptions, Timeline } from "./support.ts";
 
 const S = 20;

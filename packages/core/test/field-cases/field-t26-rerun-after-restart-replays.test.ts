@@ -7,6 +7,8 @@
  * stands for `POST /charges`): a normal, fast 201. The restart six minutes later uses a clock
  * jumped by 360 s ({@link JumpClock}); the new process also runs its sweeper first.
  */
+
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { Deadline } from "../../src/deadline.ts";
@@ -14,7 +16,6 @@ import { createExecutor } from "../../src/executor.ts";
 import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
 import { sweepStale } from "../../src/sweeper.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { defineTool } from "../../src/tool.ts";
 import { JumpClock } from "./support.ts";
 

@@ -12,12 +12,13 @@
  * along beside the input and are no key input. Each attempt runs in its own executor (worker).
  * The executor's first probe runs at once (t=4), not at t=5.
  */
+
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { createExecutor } from "../../src/executor.ts";
 import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { defineTool } from "../../src/tool.ts";
 import { input, probeByClientRef, scaledOptions, Timeline } from "./support.ts";
 

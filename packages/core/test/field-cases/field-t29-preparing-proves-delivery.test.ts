@@ -10,11 +10,12 @@
  * Scale: 1 case-second = 20 ms.
  * Difference by design: the executor's first probe runs at once (t=15), not at t=16.
  */
+
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { createExecutor } from "../../src/executor.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { clientRefTool, eventsOf, scaledOptions, Timeline } from "./support.ts";
 
 const S = 20;

@@ -11,6 +11,8 @@
  * Added variant: the process died right after the gateway committed (the record is an orphaned
  * PENDING, the case's "process had died" story): age and sweeps still never make it FAILED.
  */
+
+import { FakeClock, type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { Deadline } from "../../src/deadline.ts";
@@ -18,8 +20,6 @@ import { createExecutor } from "../../src/executor.ts";
 import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
 import { sweepStale } from "../../src/sweeper.ts";
-import { FakeClock } from "../../src/testing/fake-clock.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { defineTool } from "../../src/tool.ts";
 import { never, waitFor, withoutKeyHeader } from "./support.ts";
 

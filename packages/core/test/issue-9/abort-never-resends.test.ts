@@ -3,12 +3,12 @@
  * aborted run must not gain the effect it is undoing. A step whose probes say absent waits for a
  * person (`RUN_ABORTED`); nothing reaches the remote again, and the abort reports it not confirmed.
  */
+
+import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Deadline } from "../../src/deadline.ts";
 import { createExecutor } from "../../src/executor.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
-import { refundTool } from "../../src/testing/refund-tool.ts";
 
 let remote: FakeRemote;
 let store: MemoryIntentStore;

@@ -20,13 +20,12 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { canon } from "../../src/canon.ts";
 import { Deadline } from "../../src/deadline.ts";
 import { createExecutor, type Executor } from "../../src/executor.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
-import { refundTool } from "../../src/testing/refund-tool.ts";
 import { type AnyTool, defineTool } from "../../src/tool.ts";
 import { sleep, waitFor } from "./support.ts";
 

@@ -5,13 +5,14 @@
  * `compensation_unknown`, not waiting for an operator; once both are done, an abort reports it
  * `compensated` from the log.
  */
+
+import { startTripServices, type TripServices, tripTools } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isCompensationStep } from "../../src/compensation.ts";
 import { Deadline } from "../../src/deadline.ts";
 import { createExecutor, type Executor } from "../../src/executor.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
 import type { AbortReport } from "../../src/saga.ts";
-import { startTripServices, type TripServices, tripTools } from "../../src/testing/trip-services.ts";
 import { waitFor } from "./support.ts";
 
 const HOTEL = { hotel_id: "H-1", guest_ref: "G-1", check_in: "2026-07-01", nights: 2 };

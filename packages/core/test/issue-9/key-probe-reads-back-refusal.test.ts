@@ -5,14 +5,14 @@
  * attempt travels under a fresh key, since the remote holds an answer under the old one. An identity
  * probe's "refusal" cannot be tied to this request: it reads as absent.
  */
+
+import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Deadline } from "../../src/deadline.ts";
 import { createExecutor, type Executor } from "../../src/executor.ts";
 import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
 import { refusedUnderKey } from "../../src/probe-answer.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
-import { refundTool } from "../../src/testing/refund-tool.ts";
 
 const REFUND = { order_id: "A-77", amount: "12.00", currency: "EUR" };
 

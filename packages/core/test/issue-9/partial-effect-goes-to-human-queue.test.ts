@@ -5,14 +5,14 @@
  * and no probe runs — even though the tool's key probe would "find" the part that took effect —
  * neither on the call nor on the agent's repeat call; nothing is resent.
  */
+
+import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Deadline } from "../../src/deadline.ts";
 import { AmbiguousError } from "../../src/errors.ts";
 import { createExecutor, type Executor } from "../../src/executor.ts";
 import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
-import { refundTool } from "../../src/testing/refund-tool.ts";
 
 const REFUND = { order_id: "A-1182", amount: "49.90", currency: "EUR" };
 

@@ -3,12 +3,12 @@
  * resend goes out before it; the envelope carries `retry_after_ms`; a repeat call sooner is
  * answered from the log without sending anything.
  */
+
+import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Deadline } from "../../src/deadline.ts";
 import { createExecutor, type Executor } from "../../src/executor.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
-import { refundTool } from "../../src/testing/refund-tool.ts";
 import { sleep } from "./support.ts";
 
 const REFUND = { order_id: "A-1182", amount: "49.90", currency: "EUR" };

@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:http";
+import { listenLoopback, startTripServices, tripTools } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { canon } from "../../src/canon.ts";
@@ -16,8 +17,6 @@ import { isAmbiguousError, isRejectedError, RejectedError } from "../../src/erro
 import { createExecutor, type Executor } from "../../src/executor.ts";
 import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { listenLoopback } from "../../src/testing/loopback-server.ts";
-import { startTripServices, tripTools } from "../../src/testing/trip-services.ts";
 import { defineTool } from "../../src/tool.ts";
 
 const EMAIL = "Ana.Lopez+refunds@Example.com";

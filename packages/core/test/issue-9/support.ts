@@ -5,7 +5,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { listenLoopback } from "../../src/testing/loopback-server.ts";
+import { listenLoopback } from "@tristate/testing";
 
 /** Resolves after `ms` of real time. */
 export function sleep(ms: number): Promise<void> {

@@ -4,6 +4,8 @@
  * (an ISO string) but must reach `invoke` and the probes as a `Date`; otherwise the tool throws
  * before any I/O and every call ends in the human queue.
  */
+
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { canon } from "../../src/canon.ts";
@@ -11,7 +13,6 @@ import { Deadline } from "../../src/deadline.ts";
 import { createExecutor, type Executor } from "../../src/executor.ts";
 import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
-import { type FakeRemote, startFakeRemote } from "../../src/testing/fake-remote.ts";
 import { defineTool } from "../../src/tool.ts";
 
 const shipArgs = z.object({ order_id: z.string().min(1), ship_on: z.coerce.date() });

@@ -26,7 +26,7 @@ import {
   isRejectedError,
   refusedUnderKey,
 } from "@tristate/core";
-import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/core/testing";
+import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PrismaOperatorStore } from "../../src/operator-store.ts";
 import type { PrismaIntentStore } from "../../src/prisma-intent-store.ts";

@@ -12,7 +12,7 @@ import {
   idempotencyKey,
   sweepStale,
 } from "@tristate/core";
-import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/core/testing";
+import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PrismaIntentStore } from "../../src/prisma-intent-store.ts";
 import { createTestDatabase, type TestDatabase } from "../../src/test-database.ts";

@@ -116,7 +116,7 @@ export function spawnChild(point: CrashPoint, config: ChildConfig): Child {
 }
 
 /** The shared cleanup stack of the test helpers (kill children, close pools and remotes, drop databases). */
-export { Cleanup } from "@tristate/core/testing";
+export { Cleanup } from "@tristate/testing";
 
 /** Waits until `condition()` holds, polling every `everyMs`; throws after `timeoutMs`. */
 export async function waitUntil(

@@ -4,7 +4,7 @@
  * response ~300 ms. The unique key and the atomic claim in PostgreSQL let exactly one of them send.
  */
 import type { Envelope } from "@tristate/core";
-import { type FakeRemote, startFakeRemote } from "@tristate/core/testing";
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PrismaIntentStore } from "../../src/prisma-intent-store.ts";
 import { createTestDatabase, type TestDatabase } from "../../src/test-database.ts";

@@ -4,7 +4,7 @@
  * disagree by 60 s, against a real loopback remote that holds its answer ~1.2–1.5 s.
  */
 import { Deadline, type Envelope, type Executor } from "@tristate/core";
-import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/core/testing";
+import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PrismaIntentStore } from "../../src/prisma-intent-store.ts";
 import { createTestDatabase, type TestDatabase } from "../../src/test-database.ts";

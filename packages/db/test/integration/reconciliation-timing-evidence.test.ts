@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Deadline, type Envelope, type Executor } from "@tristate/core";
-import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/core/testing";
+import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PrismaOperatorStore } from "../../src/operator-store.ts";
 import { PrismaIntentStore } from "../../src/prisma-intent-store.ts";

@@ -6,7 +6,7 @@
  * that window. A resend before the tool's settle window S is over would make a second refund.
  */
 import { Deadline, type Executor } from "@tristate/core";
-import { type FakeRemote, type Fault, refundTool, startFakeRemote } from "@tristate/core/testing";
+import { type FakeRemote, type Fault, refundTool, startFakeRemote } from "@tristate/testing";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PrismaIntentStore } from "../../src/prisma-intent-store.ts";

@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type AnyTool, callHttp, canon, defineTool } from "@tristate/core";
-import { refundArgs } from "@tristate/core/testing";
+import { refundArgs } from "@tristate/testing";
 
 /**
  * A payment provider's refund endpoint whose idempotency-key store "missed" a key: it refuses a second

@@ -21,7 +21,7 @@ import {
   type IntentRecord,
   isOperatorActionError,
 } from "@tristate/core";
-import { startTripServices, type TripServices, type TripToolOverrides, tripTools } from "@tristate/core/testing";
+import { startTripServices, type TripServices, type TripToolOverrides, tripTools } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   createPrismaIntentStore,

@@ -15,7 +15,7 @@ import {
   idempotencyKey,
   type NewIntentRecord,
 } from "@tristate/core";
-import { type FakeRemote, refundTool } from "@tristate/core/testing";
+import { type FakeRemote, refundTool } from "@tristate/testing";
 import { expect } from "vitest";
 import type { PrismaIntentStore } from "../../src/prisma-intent-store.ts";
 

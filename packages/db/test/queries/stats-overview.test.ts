@@ -1,4 +1,4 @@
-import { type FakeRemote, startFakeRemote } from "@tristate/core/testing";
+import { type FakeRemote, startFakeRemote } from "@tristate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PrismaIntentStore } from "../../src/prisma-intent-store.ts";
 import { QueryInputError, type ReliabilityStats, statsOverview } from "../../src/queries/index.ts";

@@ -1,4 +1,4 @@
-import type { Clock } from "../clock.ts";
+import type { Clock } from "@tristate/core";
 
 /** A clock whose time moves only when told (`advance`) or when something sleeps on it. */
 export class FakeClock implements Clock {

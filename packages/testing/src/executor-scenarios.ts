@@ -1,12 +1,8 @@
 import { createServer } from "node:net";
+import { type AnyTool, createExecutor, Deadline, type ExecutorOptions, type IntentStore } from "@tristate/core";
+import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/executor/demo-remotes";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Deadline } from "../deadline.ts";
-import { createExecutor, type ExecutorOptions } from "../executor.ts";
-import type { IntentStore } from "../intent-store.ts";
-import type { AnyTool } from "../tool.ts";
-import { type FakeRemote, startFakeRemote } from "./fake-remote.ts";
 import type { StoreUnderTest } from "./intent-store-contract.ts";
-import { refundTool } from "./refund-tool.ts";
 
 /**
  * The executor's behaviour against a real loopback remote with injected faults (issue 2, section 4),

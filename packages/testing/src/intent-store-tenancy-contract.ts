@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
+import type { IntentStore, NewIntentRecord } from "@tristate/core";
 import { expect, it } from "vitest";
-import type { IntentStore, NewIntentRecord } from "../intent-store.ts";
 
 const NOW = 1_760_000_000_000;
 

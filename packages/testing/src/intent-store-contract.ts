@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
+import type { IntentEvent, IntentRecord, IntentStore, JsonValue, NewIntentRecord } from "@tristate/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { IntentEvent, IntentRecord, IntentStore, NewIntentRecord } from "../intent-store.ts";
-import type { JsonValue } from "../json.ts";
 import { describeTenancyContract } from "./intent-store-tenancy-contract.ts";
 
 /** A store under test and how to dispose of it (drop its database, close its pools). */

@@ -1,7 +1,5 @@
+import { type AnyTool, callHttp, canon, defineTool, type ToolSpec } from "@tristate/core";
 import { z } from "zod";
-import { canon } from "../canon.ts";
-import { callHttp } from "../http.ts";
-import { type AnyTool, defineTool, type ToolSpec } from "../tool.ts";
 import type { FakeRemote } from "./fake-remote.ts";
 
 /** Arguments of the source design's `issue_refund` tool. */

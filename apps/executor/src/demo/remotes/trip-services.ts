@@ -1,8 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { type AnyTool, callHttp, canon, defineTool, type ProbeContext, type ToolSpec } from "@tristate/core";
 import { z } from "zod";
-import { canon } from "../canon.ts";
-import { callHttp } from "../http.ts";
-import { type AnyTool, defineTool, type ProbeContext, type ToolSpec } from "../tool.ts";
 import { listenLoopback } from "./loopback-server.ts";
 
 /**
