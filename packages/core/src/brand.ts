@@ -4,8 +4,8 @@
  * `@tristate/core` in one process, a catalog module bundling its own copy).
  */
 
-/** The symbol every Tristate error's kind is stored under (shared by every copy of the package). */
-export const ERROR_BRAND: unique symbol = Symbol.for("tristate.error.kind") as never;
+/** The symbol every Tristate error's kind is stored under (shared by every copy of every package). */
+const ERROR_BRAND = Symbol.for("tristate.error.kind");
 
 /** Marks `error` as being of `kind` (a non-enumerable property: not in JSON, not in logs' fields). */
 export function brandError(error: Error, kind: string): void {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ERROR_BRAND } from "./brand.ts";
 import { CanonicalisationError, canon, isCanonicalisationError } from "./canon.ts";
 import {
   InvalidArgumentsError,
@@ -92,7 +91,9 @@ describe("definition errors: structured where thrown", () => {
     expect(isInvalidArgumentsError(new InvalidArgumentsError("x", { tool: "t", field: "f", rule: "r" }))).toBe(true);
     expect(isToolDefinitionError(null)).toBe(false);
     // The brand is not enumerable: it stays out of JSON and of logged fields.
-    expect(Object.keys(new ToolDefinitionError({ tool: "t", field: "f", rule: "r" }))).not.toContain(ERROR_BRAND);
+    const error = new ToolDefinitionError({ tool: "t", field: "f", rule: "r" });
+    expect(Object.getOwnPropertySymbols(error)).toHaveLength(1);
+    expect(Object.keys(error).filter((k) => k !== "name")).toEqual(["tool", "field", "rule"]);
     expect(JSON.stringify(new OperatorActionError("NOT_FOUND", "gone"))).not.toContain("operator_action");
   });
 });
