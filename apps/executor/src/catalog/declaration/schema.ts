@@ -106,7 +106,7 @@ const canonicaliserName = z.string().superRefine((value, ctx) => {
  * The fields every declarative tool has, the same in each format (see `defineTool`'s `ToolSpec`
  * for what the executor does with them).
  */
-export const baseDeclarationSchema = z
+const baseDeclarationSchema = z
   .object({
     /**
      * Unique tool name (letters, digits, `_`, `.`, `-`; at most 128): the catalog's name for it, the
