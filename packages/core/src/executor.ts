@@ -156,38 +156,56 @@ async function call(rt: Runtime, input: CallInput): Promise<Envelope> {
   );
 }
 
-async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<Envelope> {
-  const traceId = span.spanContext().traceId;
+/** A call whose tool is in the catalog and whose arguments are valid, with its identity, key and effect phrase. */
+interface ValidCall {
+  tool: AnyTool;
+  /** The arguments as the tool's schema parsed them. */
+  args: unknown;
+  identity: Record<string, string>;
+  key: string;
+  phrase: string;
+}
+
+/**
+ * Validates and canonicalises a call before anything is written or sent: the tool must be in the
+ * catalog, the arguments must pass its schema and hold no text PostgreSQL refuses, and the identity
+ * fields must canonicalise. Puts the loggable arguments on the span. Returns the refusal to answer,
+ * or the call with its idempotency key.
+ * @throws whatever a canonicaliser throws that is not a canonicalisation error.
+ */
+function validateCall(rt: Runtime, input: CallInput, span: Span): ValidCall | { refused: Envelope } {
   const tool = rt.tools.get(input.tool);
   if (!tool) {
-    return refusalEnvelope({
-      key: "",
-      effectPhrase: input.tool,
-      error: {
-        code: "UNKNOWN_TOOL",
-        message: `tool: "${input.tool}" is not in the catalog`,
-        field: "tool",
-        rule: "must name a declared tool",
-      },
-      retrySafe: false,
-      message: `There is no tool named "${input.tool}". Use one of: ${[...rt.tools.keys()].join(", ")}.`,
-    });
+    return {
+      refused: refusalEnvelope({
+        key: "",
+        effectPhrase: input.tool,
+        error: {
+          code: "UNKNOWN_TOOL",
+          message: `tool: "${input.tool}" is not in the catalog`,
+          field: "tool",
+          rule: "must name a declared tool",
+        },
+        retrySafe: false,
+        message: `There is no tool named "${input.tool}". Use one of: ${[...rt.tools.keys()].join(", ")}.`,
+      }),
+    };
   }
 
   // Validate and canonicalise before anything is written or sent.
   let args: unknown = input.args;
   if (tool.args) {
     const parsed = tool.args.safeParse(input.args);
-    if (!parsed.success) return invalidArgs(input.tool, zodIssue(parsed.error));
+    if (!parsed.success) return { refused: invalidArgs(input.tool, zodIssue(parsed.error)) };
     args = parsed.data;
   } else if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    return invalidArgs(input.tool, { field: "args", rule: "must be an object" });
+    return { refused: invalidArgs(input.tool, { field: "args", rule: "must be an object" }) };
   }
   // Neither the key (canonical JSON) nor PostgreSQL's jsonb takes NUL or a lone surrogate: refuse first.
   const badText = findBadText(input.args);
   if (badText) {
     const field = badText.path.length ? badText.path.join(".") : "args";
-    return invalidArgs(input.tool, { field, rule: badText.rule });
+    return { refused: invalidArgs(input.tool, { field, rule: badText.rule }) };
   }
   // Argument values go on the span only for fields the tool marks loggable.
   const loggable = loggableArgs(tool, args);
@@ -199,11 +217,20 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
   try {
     identity = canonicalIdentity(args, tool.identity);
   } catch (error) {
-    if (isCanonicalisationError(error)) return invalidArgs(input.tool, { field: error.field, rule: error.rule });
+    if (isCanonicalisationError(error))
+      return { refused: invalidArgs(input.tool, { field: error.field, rule: error.rule }) };
     throw error;
   }
   const key = idempotencyKey(input.runId, input.stepId, tool.name, identity, rt.tenant);
   const phrase = effectPhrase(tool, tool.name, args, identity);
+  return { tool, args, identity, key, phrase };
+}
+
+async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<Envelope> {
+  const traceId = span.spanContext().traceId;
+  const valid = validateCall(rt, input, span);
+  if ("refused" in valid) return valid.refused;
+  const { tool, args, identity, key, phrase } = valid;
 
   if (!toolKindPolicy(tool.kind).hasEffect) return callReadOnly(rt, tool, args, key, phrase, input.deadline);
 

@@ -209,8 +209,13 @@ export async function callHttp(ctx: HttpCallContext, request: HttpRequest): Prom
   }
 }
 
-async function callHttpOnce(ctx: HttpCallContext, request: HttpRequest, tracker: SendTracker): Promise<HttpResponse> {
-  // --- pre-flight: nothing is sent if any of this fails ---
+/**
+ * Pre-flight: nothing is sent if any of this fails. `timeoutMs` is the call's bound (ms): the smaller
+ * of `ctx.timeoutMs` and the time left to `ctx.deadline`.
+ * @throws NotSentError `INVALID_ARGUMENTS` (URL, protocol, dispatcher, timeout, body) or
+ *   `DEADLINE_EXCEEDED` (aborted, or no time left).
+ */
+function preflight(ctx: HttpCallContext, request: HttpRequest) {
   let url: URL;
   try {
     url = new URL(request.url);
@@ -254,6 +259,11 @@ async function callHttpOnce(ctx: HttpCallContext, request: HttpRequest, tracker:
     throw notSent("callHttp: the body cannot be encoded", "INVALID_ARGUMENTS", error);
   }
   const headers = buildHeaders(ctx, request, encoded.json, deadlineEpochMs);
+  return { url, method, timeoutMs, encoded, headers };
+}
+
+async function callHttpOnce(ctx: HttpCallContext, request: HttpRequest, tracker: SendTracker): Promise<HttpResponse> {
+  const { url, method, timeoutMs, encoded, headers } = preflight(ctx, request);
 
   // --- the attempt ---
   const controller = new AbortController();
@@ -307,44 +317,59 @@ async function callHttpOnce(ctx: HttpCallContext, request: HttpRequest, tracker:
       throw beforeHeaders(error, tracker, aborted);
     }
 
-    const status = response.statusCode;
-    const responseHeaders = flattenHeaders(response.headers);
-    const verdict: HttpStatusVerdict =
-      status === 207 && request.multiStatus === "read"
-        ? { kind: "ok", reason: "HTTP 207: multi-status, read by the caller (multiStatus: read)" }
-        : classifyHttpStatus(status, { noEffectStatuses: request.noEffectStatuses ?? [] });
-    let bytes: Buffer | undefined;
-    let bodyError: unknown;
-    try {
-      bytes = Buffer.from(await response.body.arrayBuffer());
-    } catch (error) {
-      bodyError = error;
-    }
-
-    if (verdict.kind === "rejected") {
-      // The remote already refused; a lost body does not change that.
-      throw new RejectedError(`callHttp: ${method} ${url.origin}${url.pathname} → ${verdict.reason}`, {
-        code: verdict.code,
-        httpStatus: status,
-        body: bytes === undefined ? undefined : parseBody(status, method, responseHeaders, bytes),
-        retryAfterMs: parseRetryAfterMs(responseHeaders["retry-after"]),
-      });
-    }
-    if (verdict.kind === "ambiguous") {
-      // A 207's per-item statuses are the evidence of what took effect: keep them on the error.
-      throw new AmbiguousError(`callHttp: ${method} ${url.origin}${url.pathname} → ${verdict.reason}`, {
-        code: verdict.code,
-        httpStatus: status,
-        ...(status === 207 && bytes !== undefined ? { body: parseBody(status, method, responseHeaders, bytes) } : {}),
-        retryAfterMs: parseRetryAfterMs(responseHeaders["retry-after"]),
-      });
-    }
-    if (bytes === undefined) throw afterSend(bodyError, aborted);
-    return { status, headers: responseHeaders, body: parseBody(status, method, responseHeaders, bytes) };
+    return await readAnswer(response, request, method, url, () => aborted);
   } finally {
     if (timer !== undefined) clearTimeout(timer);
     ctx.signal?.removeEventListener("abort", onCtxAbort);
   }
+}
+
+/**
+ * Reads the whole answer and judges its status (`classifyHttpStatus`). `aborted` tells, once the
+ * body is read, whether the call's timeout or signal fired.
+ * @throws RejectedError, AmbiguousError as {@link callHttp} documents.
+ */
+async function readAnswer(
+  response: Dispatcher.ResponseData,
+  request: HttpRequest,
+  method: string,
+  url: URL,
+  aborted: () => boolean,
+): Promise<HttpResponse> {
+  const status = response.statusCode;
+  const responseHeaders = flattenHeaders(response.headers);
+  const verdict: HttpStatusVerdict =
+    status === 207 && request.multiStatus === "read"
+      ? { kind: "ok", reason: "HTTP 207: multi-status, read by the caller (multiStatus: read)" }
+      : classifyHttpStatus(status, { noEffectStatuses: request.noEffectStatuses ?? [] });
+  let bytes: Buffer | undefined;
+  let bodyError: unknown;
+  try {
+    bytes = Buffer.from(await response.body.arrayBuffer());
+  } catch (error) {
+    bodyError = error;
+  }
+
+  if (verdict.kind === "rejected") {
+    // The remote already refused; a lost body does not change that.
+    throw new RejectedError(`callHttp: ${method} ${url.origin}${url.pathname} → ${verdict.reason}`, {
+      code: verdict.code,
+      httpStatus: status,
+      body: bytes === undefined ? undefined : parseBody(status, method, responseHeaders, bytes),
+      retryAfterMs: parseRetryAfterMs(responseHeaders["retry-after"]),
+    });
+  }
+  if (verdict.kind === "ambiguous") {
+    // A 207's per-item statuses are the evidence of what took effect: keep them on the error.
+    throw new AmbiguousError(`callHttp: ${method} ${url.origin}${url.pathname} → ${verdict.reason}`, {
+      code: verdict.code,
+      httpStatus: status,
+      ...(status === 207 && bytes !== undefined ? { body: parseBody(status, method, responseHeaders, bytes) } : {}),
+      retryAfterMs: parseRetryAfterMs(responseHeaders["retry-after"]),
+    });
+  }
+  if (bytes === undefined) throw afterSend(bodyError, aborted());
+  return { status, headers: responseHeaders, body: parseBody(status, method, responseHeaders, bytes) };
 }
 
 /** Maps an error raised before response headers arrived, using undici's sendHeaders signal. */

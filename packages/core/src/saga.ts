@@ -14,7 +14,7 @@ import { effectPhrase } from "./record-envelope.ts";
 import { event } from "./record-events.ts";
 import { redactArgs } from "./redact.ts";
 import type { Runtime } from "./runtime.ts";
-import type { CompensationSpec } from "./tool.ts";
+import type { AnyTool, CompensationSpec } from "./tool.ts";
 import { inSpan } from "./tracing.ts";
 
 /** What an abort did with one step of the run. */
@@ -173,6 +173,30 @@ export async function undoStep(
       message: `${phrase} cannot be undone; an operator has been asked to correct it.`,
     };
   }
+  return runCompensation(rt, api, record, deadline, { base, phrase, tool, spec, corrective });
+}
+
+/** What {@link runCompensation} reports on: the step, its effect in words, and the compensation to run. */
+interface Undo {
+  base: Pick<StepReport, "stepId" | "tool" | "key" | "status">;
+  phrase: string;
+  tool: AnyTool;
+  spec: CompensationSpec<unknown, unknown>;
+  /** The tool is irreversible and `spec` is its corrective, not a compensation. */
+  corrective: boolean;
+}
+
+/**
+ * Calls the compensation (or corrective) of a confirmed effect under its reserved step id and reports
+ * its outcome; a compensation that cannot be built or fails puts the original in the human queue.
+ */
+async function runCompensation(
+  rt: Runtime,
+  api: SagaApi,
+  record: IntentRecord,
+  deadline: Deadline,
+  { base, phrase, tool, spec, corrective }: Undo,
+): Promise<StepReport> {
   let args: Record<string, unknown>;
   try {
     args = spec.args(storedArgsForHooks(tool, record.args), record.result);
