@@ -4,7 +4,7 @@ import { reporters } from "../../tooling/vitest-reporters.ts";
 export default defineConfig({
   test: {
     ...reporters("core"),
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    include: ["src/**/*.test.ts", "test/**/*.test.ts", "examples/**/*.test.ts"],
     testTimeout: 30_000,
   },
 });
