@@ -1,6 +1,6 @@
 import type { IntentError, IntentRecord } from "./intent-store.ts";
 import type { JsonValue } from "./json.ts";
-import type { Outcome, Resolution } from "./statuses.ts";
+import { type Outcome, type Resolution, shownResolution } from "./statuses.ts";
 
 /**
  * The structured result the model reads instead of an exception string. Source: the source design's
@@ -81,12 +81,13 @@ export function buildEnvelope(record: IntentRecord, ctx: EnvelopeContext): Envel
     notBefore !== undefined && ctx.nowEpochMs !== undefined && notBefore > ctx.nowEpochMs
       ? Math.ceil(notBefore - ctx.nowEpochMs)
       : undefined;
+  const resolution = shownResolution(record);
   const base = {
     idempotency_key: record.key,
     attempt: record.attempt,
     replayed: ctx.replayed,
     ...(record.result !== undefined ? { result: record.result } : {}),
-    ...(record.resolution ? { resolution: record.resolution } : {}),
+    ...(resolution ? { resolution } : {}),
     ...(record.error ? { error: record.error } : {}),
     ...(retryAfterMs !== undefined ? { retry_after_ms: retryAfterMs } : {}),
     ...(record.sentKey && record.sentKey !== record.key ? { sent_key: record.sentKey } : {}),
@@ -100,7 +101,7 @@ export function buildEnvelope(record: IntentRecord, ctx: EnvelopeContext): Envel
         effect: `${ctx.effectPhrase}: done`,
         action_taken:
           ctx.actionTaken ??
-          (ctx.replayed ? "returned the recorded result; nothing was sent again" : succeededAction(record.resolution)),
+          (ctx.replayed ? "returned the recorded result; nothing was sent again" : succeededAction(resolution)),
         message:
           "The effect happened exactly once. Do not call this tool again for this step; tell the user it is done.",
         ...base,

@@ -51,7 +51,7 @@ export async function toHuman(
     {
       status: "UNKNOWN",
       needsHuman: true,
-      resolution: "needs_human",
+      resolution: null,
       error,
       reconcileSweeps: sweeps,
       deadlineEpochMs: humanRecheckAt(rt, recheck.tool, sweeps, now),

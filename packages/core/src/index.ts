@@ -85,7 +85,9 @@ export {
   type OperatorChange,
   type OperatorStore,
   type PlanStep,
+  type ShownRecord,
   type StoredIntentEvent,
+  shownRecord,
   type WriteOptions,
   wireKey,
 } from "./intent-store.ts";
@@ -130,6 +132,9 @@ export {
   RESOLUTIONS,
   type ReasonCode,
   type Resolution,
+  STORED_RESOLUTIONS,
+  type StoredResolution,
+  shownResolution,
   TOOL_KINDS,
   type ToolKind,
 } from "./statuses.ts";

@@ -1,6 +1,13 @@
 import type { RecordedCompensation } from "./compensation.ts";
 import type { JsonObject, JsonValue } from "./json.ts";
-import type { IntentStatus, OperatorAction, ReasonCode, Resolution } from "./statuses.ts";
+import {
+  type IntentStatus,
+  type OperatorAction,
+  type ReasonCode,
+  type Resolution,
+  type StoredResolution,
+  shownResolution,
+} from "./statuses.ts";
 
 /** The error recorded on an intent record or carried by an envelope. */
 export interface IntentError {
@@ -60,8 +67,16 @@ export interface IntentRecord {
    * parse it on read with `parseRecordedCompensation`.
    */
   compensation: RecordedCompensation | null;
-  resolution: Resolution | null;
-  /** True while the record waits in the human queue. */
+  /**
+   * How its UNKNOWN ended, once it has (null: it has not, or it was never UNKNOWN). Never
+   * `needs_human`: waiting for a person is `needsHuman` alone; readers see the derived word through
+   * `shownResolution`.
+   */
+  resolution: StoredResolution | null;
+  /**
+   * True while the record waits in the human queue — the one field that says so: an UNKNOWN whose
+   * reconciliation could not decide, or a confirmed effect waiting for a correction or compensation.
+   */
   needsHuman: boolean;
   /** How many sweeper passes have tried to reconcile this record without evidence. */
   reconcileSweeps: number;
@@ -101,6 +116,26 @@ export type LeasedRecord = IntentRecord & { previousStatus: "PENDING" | "UNKNOWN
 /** The key a record's current attempt sends on the wire: `sentKey`, else the record's key. */
 export function wireKey(record: Pick<IntentRecord, "key" | "sentKey">): string {
   return record.sentKey ?? record.key;
+}
+
+/**
+ * A record (or any view of one) as agents and operators read it — API answers, the dashboard: the
+ * stored fields with `resolution` as {@link shownResolution} derives it (`needs_human` while an
+ * UNKNOWN waits for a person). Never stored.
+ */
+export type ShownRecord<R extends Pick<IntentRecord, "status" | "needsHuman" | "resolution">> = Omit<
+  R,
+  "resolution"
+> & { resolution: Resolution | null };
+
+/**
+ * The edge between the stored record and its readers: `record` with the derived words of
+ * {@link ShownRecord}. The one function API answers and read views go through.
+ */
+export function shownRecord<R extends Pick<IntentRecord, "status" | "needsHuman" | "resolution">>(
+  record: R,
+): ShownRecord<R> {
+  return { ...record, resolution: shownResolution(record) };
 }
 
 /**

@@ -418,7 +418,7 @@ describe("operator actions (operator/) on MemoryIntentStore", () => {
     const queued = (await store.update(
       done.key,
       done.version,
-      { status: "UNKNOWN", needsHuman: true, resolution: "needs_human" },
+      { status: "UNKNOWN", needsHuman: true, resolution: null },
       [],
       clock.nowEpochMs(),
     ))!;

@@ -305,7 +305,7 @@ async function queueAborted(rt: Runtime, record: IntentRecord, why: string): Pro
       current.version,
       {
         needsHuman: true,
-        resolution: "needs_human",
+        resolution: null,
         error,
         deadlineEpochMs: humanRecheckAt(rt, rt.tools.get(record.tool), current.reconcileSweeps, now),
       },

@@ -15,7 +15,7 @@ import { envelopeFor } from "./record-envelope.ts";
 import { event } from "./record-events.ts";
 import { redactArgs } from "./redact.ts";
 import type { Runtime } from "./runtime.ts";
-import type { Resolution } from "./statuses.ts";
+import type { StoredResolution } from "./statuses.ts";
 import { timeoutSignal } from "./timeout-signal.ts";
 import type { AnyTool } from "./tool.ts";
 import { toolKindPolicy } from "./tool-kind-policy.ts";
@@ -35,7 +35,7 @@ export interface SendOptions {
    * The resolution this send writes when it settles an UNKNOWN (`absent_resent`, `human_resent`):
    * set exactly for resends after an UNKNOWN original; null for a first send or a new attempt.
    */
-  resolutionOnSuccess: Resolution | null;
+  resolutionOnSuccess: StoredResolution | null;
   spanName: string;
   /** The call's schema-parsed arguments, when the caller has them; else `record.args` is parsed again. */
   parsedArgs?: unknown;
@@ -148,7 +148,7 @@ export async function sendOnce(
             status: "UNKNOWN",
             error,
             needsHuman: true,
-            resolution: "needs_human",
+            resolution: null,
             deadlineEpochMs: humanRecheckAt(rt, undefined, 0, now),
             settlesAtEpochMs: null,
           },
@@ -230,7 +230,7 @@ function resendFailed(
       patch: {
         status: "UNKNOWN",
         needsHuman: true,
-        resolution: "needs_human",
+        resolution: null,
         error: { ...error, code: "RESEND_REFUSED", message },
         deadlineEpochMs: humanRecheckAt(rt, tool, record.reconcileSweeps, now),
       },
@@ -255,7 +255,7 @@ function resendFailed(
       ...(byOperator
         ? {
             needsHuman: true,
-            resolution: "needs_human",
+            resolution: null,
             deadlineEpochMs: humanRecheckAt(rt, tool, record.reconcileSweeps, now),
           }
         : {}),
@@ -358,7 +358,7 @@ function latePatch(rt: Runtime, mine: IntentRecord, current: IntentRecord, answe
       return {
         status: "UNKNOWN",
         needsHuman: true,
-        resolution: "needs_human",
+        resolution: null,
         error: answer.error,
         deadlineEpochMs: humanRecheckAt(rt, undefined, 0, rt.clock.nowEpochMs()),
         settlesAtEpochMs: null,

@@ -23,16 +23,24 @@ export function isUnsettled(status: IntentStatus): status is "PENDING" | "UNKNOW
   return status === "PENDING" || status === "UNKNOWN";
 }
 
-/** How an UNKNOWN ended (or that it is still open: `needs_human`). */
-export const RESOLUTIONS = [
+/** How an UNKNOWN ended, as an intent record stores it (`IntentRecord.resolution`). */
+export const STORED_RESOLUTIONS = [
   "found",
   "absent_resent",
   "human_confirmed_effect",
   "human_confirmed_no_effect",
   "human_resent",
-  "needs_human",
 ] as const;
-/** How an UNKNOWN ended; `needs_human` while a person must still decide. */
+/** How an UNKNOWN ended, as stored on the record; see {@link STORED_RESOLUTIONS}. */
+export type StoredResolution = (typeof STORED_RESOLUTIONS)[number];
+
+/**
+ * The resolutions agents and operators read (envelopes, API answers): the stored ones, and
+ * `needs_human` for an UNKNOWN record waiting for a person. `needs_human` is never stored: it is
+ * derived from the record's `needsHuman` by `shownResolution` (issue 19).
+ */
+export const RESOLUTIONS = [...STORED_RESOLUTIONS, "needs_human"] as const;
+/** How an UNKNOWN ended, or `needs_human` while a person must still decide (derived, never stored). */
 export type Resolution = (typeof RESOLUTIONS)[number];
 
 /**
@@ -42,6 +50,20 @@ export type Resolution = (typeof RESOLUTIONS)[number];
 export const COMPENSATION_KINDS = ["compensation", "corrective"] as const;
 /** One of {@link COMPENSATION_KINDS}. */
 export type CompensationKind = (typeof COMPENSATION_KINDS)[number];
+
+/**
+ * The resolution readers see for a record (envelopes, API answers): `needs_human` while it is
+ * UNKNOWN and waits in the human queue, else its stored resolution (null: none). A record waiting
+ * for a person after its effect was confirmed (a correction, a failed compensation) keeps its own.
+ * The one place `needs_human` is derived from the stored `needsHuman`.
+ */
+export function shownResolution(record: {
+  status: IntentStatus;
+  needsHuman: boolean;
+  resolution: StoredResolution | null;
+}): Resolution | null {
+  return record.needsHuman && record.status === "UNKNOWN" ? "needs_human" : record.resolution;
+}
 
 /** Tool kinds (DESIGN.md vocabulary). */
 export const TOOL_KINDS = ["read_only", "idempotent_by_key", "unsafe"] as const;

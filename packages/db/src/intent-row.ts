@@ -5,8 +5,8 @@ import {
   type IntentStatus,
   type JsonValue,
   parseRecordedCompensation,
-  type Resolution,
   type StoredIntentEvent,
+  type StoredResolution,
 } from "@tristate/core";
 
 /**
@@ -35,7 +35,7 @@ export interface RecordRow {
   error: IntentError | null;
   /** Parsed by {@link toIntentRecord} (`parseRecordedCompensation`). */
   compensation: unknown;
-  resolution: Resolution | null;
+  resolution: StoredResolution | null;
   needs_human: boolean;
   reconcile_sweeps: number;
   version: number;

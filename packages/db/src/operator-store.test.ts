@@ -44,7 +44,7 @@ describe("PrismaOperatorStore on PostgreSQL: change + events + audit in one tran
     const rec = await store.update(
       key,
       1,
-      { status: "UNKNOWN", needsHuman: true, resolution: "needs_human", error: { code: "NO_PROBE", message: "x" } },
+      { status: "UNKNOWN", needsHuman: true, error: { code: "NO_PROBE", message: "x" } },
       [],
       now,
     );

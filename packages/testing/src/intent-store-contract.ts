@@ -139,7 +139,7 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
         deadlineEpochMs: NOW + 99_000,
         error: { code: "READ_TIMEOUT", message: "no answer", httpStatus: 504 },
         compensation: null,
-        resolution: "needs_human",
+        resolution: "human_resent",
         needsHuman: true,
         reconcileSweeps: 4,
         finishedAtEpochMs: null,
@@ -215,7 +215,7 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
       await store.update(
         human.key,
         1,
-        { status: "UNKNOWN", needsHuman: true, resolution: "needs_human", deadlineEpochMs: NOW + 300_000 },
+        { status: "UNKNOWN", needsHuman: true, deadlineEpochMs: NOW + 300_000 },
         [],
         NOW,
       );

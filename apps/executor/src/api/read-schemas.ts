@@ -12,6 +12,7 @@ import {
   REASON_CODES,
   RESOLUTIONS,
   recordedCompensationSchema,
+  shownRecord,
 } from "@tristate/core";
 import { z } from "zod";
 
@@ -79,9 +80,12 @@ export const intentRecordSchema = intentSummarySchema.extend({
 /** An intent record as {@link intentRecordSchema} types it. */
 export type IntentRecordOut = z.infer<typeof intentRecordSchema>;
 
-/** A record for the API: `result` is `null` when none was recorded (JSON has no `undefined`). */
+/**
+ * A record for the API: `result` is `null` when none was recorded (JSON has no `undefined`), and
+ * `resolution` as readers see it (`shownRecord`: `needs_human` while an UNKNOWN waits for a person).
+ */
 export function recordOut(record: IntentRecord): IntentRecordOut {
-  return { ...record, result: record.result ?? null, error: record.error ? { ...record.error } : null };
+  return { ...shownRecord(record), result: record.result ?? null, error: record.error ? { ...record.error } : null };
 }
 
 /** One timeline event (id: the bigint sequence number as a string; time in epoch ms). */

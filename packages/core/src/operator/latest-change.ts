@@ -1,5 +1,6 @@
 import type { IntentRecord, OperatorStore } from "../intent-store.ts";
 import type { Runtime } from "../runtime.ts";
+import { shownResolution } from "../statuses.ts";
 import { OperatorActionError } from "./errors.ts";
 import { stateName } from "./options.ts";
 
@@ -42,7 +43,7 @@ export async function staleError(
         winner: { ...winner },
         current: {
           status: current.status,
-          resolution: current.resolution,
+          resolution: shownResolution(current),
           needsHuman: current.needsHuman,
           version: current.version,
         },
@@ -66,7 +67,7 @@ export async function latestChange(store: OperatorStore, current: IntentRecord):
   return {
     by: "executor",
     actor: "executor",
-    action: current.resolution ?? current.status,
+    action: shownResolution(current) ?? current.status,
     at: current.updatedAtEpochMs,
     note: executorNote(current),
   };

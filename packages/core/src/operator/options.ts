@@ -60,8 +60,6 @@ export function stateName(record: IntentRecord, nowEpochMs: number): string {
       ? `PENDING (a call is in flight until ${new Date(record.deadlineEpochMs).toISOString()})`
       : "PENDING (past its lease)";
   }
-  const parts = [record.resolution, record.needsHuman && record.resolution !== "needs_human" ? "needs_human" : null]
-    .filter(Boolean)
-    .join(", ");
+  const parts = [record.resolution, record.needsHuman ? "needs_human" : null].filter(Boolean).join(", ");
   return parts ? `${record.status} (${parts})` : record.status;
 }

@@ -13,6 +13,7 @@ import { AmbiguousError } from "../../src/errors.ts";
 import { createExecutor, type Executor } from "../../src/executor.ts";
 import { callHttp } from "../../src/http.ts";
 import { MemoryIntentStore } from "../../src/memory-intent-store.ts";
+import { shownResolution } from "../../src/statuses.ts";
 
 const REFUND = { order_id: "A-1182", amount: "49.90", currency: "EUR" };
 
@@ -63,9 +64,10 @@ describe("issue 9 §7: PARTIAL_EFFECT goes straight to the human queue", () => {
     expect(record).toMatchObject({
       status: "UNKNOWN",
       needsHuman: true,
-      resolution: "needs_human",
       error: { code: "PARTIAL_EFFECT" },
     });
+    // `needs_human` is derived from `needsHuman`, never stored (issue 19).
+    expect(shownResolution(record!)).toBe("needs_human");
     const events = await store.listEvents(env.idempotency_key);
     expect(events.filter((e) => e.type === "probe")).toEqual([]);
     expect(events.filter((e) => e.type === "needs_human")).toHaveLength(1);

@@ -44,7 +44,7 @@ WITH g AS (
       WHEN h < 995 THEN (CASE WHEN i % 5 = 4 THEN 'FAILED_NO_EFFECT' ELSE 'SUCCEEDED' END)
       WHEN h < 998 THEN 'UNKNOWN' ELSE 'PENDING' END AS status,
     CASE WHEN h >= 980 AND h < 995 THEN (ARRAY['found', 'found', 'absent_resent', 'human_confirmed_effect',
-      'human_confirmed_no_effect'])[1 + i % 5] WHEN h >= 995 AND h < 998 THEN 'needs_human' END AS resolution
+      'human_confirmed_no_effect'])[1 + i % 5] END AS resolution
   FROM g
 ), ins AS (
 INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status, attempt, deadline_at,

@@ -4,7 +4,9 @@ import {
   type IntentStatus,
   type JsonValue,
   parseRecordedCompensation,
-  type Resolution,
+  type ShownRecord,
+  type StoredResolution,
+  shownRecord,
 } from "@tristate/core";
 
 /**
@@ -15,9 +17,11 @@ export type ArgsRedactor = (record: { tool: string; args: JsonValue }) => JsonVa
 
 /**
  * An intent record as the read API shows it: the core's {@link IntentRecord} (times in epoch ms)
- * without the result (see {@link IntentDetailRecord}), with `args` after the redactor when one is given.
+ * without the result (see {@link IntentDetailRecord}), with `args` after the redactor when one is given,
+ * and the words readers see derived by `shownRecord` (`resolution: "needs_human"` while an UNKNOWN
+ * waits for a person).
  */
-export type IntentSummary = Omit<IntentRecord, "result">;
+export type IntentSummary = ShownRecord<Omit<IntentRecord, "result">>;
 
 /** A whole record: the summary plus the tool's result. */
 export interface IntentDetailRecord extends IntentSummary {
@@ -103,7 +107,7 @@ export const SUMMARY_COLUMNS_SQL = `tenant, key, run_id AS "runId", step_id AS "
  */
 export function toIntentSummary(row: PrismaRecordRow, redact?: ArgsRedactor): IntentSummary {
   const args = row.args as JsonValue;
-  return {
+  return shownRecord({
     tenant: row.tenant,
     key: row.key,
     runId: row.runId,
@@ -116,7 +120,7 @@ export function toIntentSummary(row: PrismaRecordRow, redact?: ArgsRedactor): In
     deadlineEpochMs: row.deadline.getTime(),
     error: (row.error ?? null) as IntentError | null,
     compensation: parseRecordedCompensation(row.compensation, row.key),
-    resolution: row.resolution as Resolution | null,
+    resolution: row.resolution as StoredResolution | null,
     needsHuman: row.needsHuman,
     reconcileSweeps: row.reconcileSweeps,
     version: row.version,
@@ -126,14 +130,14 @@ export function toIntentSummary(row: PrismaRecordRow, redact?: ArgsRedactor): In
     traceId: row.traceId,
     sentKey: row.sentKey,
     settlesAtEpochMs: row.settlesAt ? row.settlesAt.getTime() : null,
-  };
+  });
 }
 
 /** Converts the port's record to an {@link IntentDetailRecord}, applying `redact` to the args. */
 export function toIntentDetail(record: IntentRecord, redact?: ArgsRedactor): IntentDetailRecord {
   const { result, ...rest } = record;
   return {
-    ...rest,
+    ...shownRecord(rest),
     args: redact ? redact({ tool: record.tool, args: record.args }) : record.args,
     hasResult: result !== undefined,
     result: result === undefined ? null : result,

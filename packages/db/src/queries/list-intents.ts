@@ -121,6 +121,9 @@ export async function listIntents(
   if (f.status !== undefined) and.push(Prisma.raw(`status = '${INTENT_STATUSES[INTENT_STATUSES.indexOf(f.status)]}'`));
   if (f.resolution === "human")
     and.push(Prisma.raw(`resolution IN (${HUMAN_RESOLUTIONS.map((r) => `'${r}'`).join(", ")})`));
+  else if (f.resolution === "needs_human")
+    // Derived, never stored (`shownResolution`): an UNKNOWN waiting for a person (the `needs_human` index).
+    and.push(Prisma.raw("needs_human AND status = 'UNKNOWN'"));
   else if (f.resolution !== undefined)
     and.push(Prisma.raw(`resolution = '${RESOLUTIONS[RESOLUTIONS.indexOf(f.resolution)]}'`));
   if (f.needsHuman !== undefined) and.push(Prisma.raw(f.needsHuman ? "needs_human" : "NOT needs_human"));

@@ -16,11 +16,12 @@ export const CATEGORY_COLUMNS = [
 ] as const;
 
 /**
- * How a record's UNKNOWN ended: `open` (PENDING or UNKNOWN again, or waiting for a person), its
- * resolution, or `other` (settled without one, e.g. a refused resend).
+ * How a record's UNKNOWN ended: `open` (PENDING or UNKNOWN again, or waiting for a person — the human
+ * queue's own field, so a settled record waiting for a correction is open too), its resolution, or
+ * `other` (settled without one, e.g. a refused resend).
  */
 export const CATEGORY_SQL = `CASE
-  WHEN r.status IN ('PENDING', 'UNKNOWN') OR r.resolution = 'needs_human' THEN 'open'
+  WHEN r.status IN ('PENDING', 'UNKNOWN') OR r.needs_human THEN 'open'
   WHEN r.resolution IS NOT NULL THEN r.resolution::text
   ELSE 'other' END`;
 
@@ -42,7 +43,7 @@ export const COMPENSATION_FAILED_SQL = `CASE WHEN r.compensation ? 'key' THEN NO
  * columns, `archived` (read from the archive table), `compensated` (a compensation or corrective ran:
  * `compensation.key` is set) and `compensation_failed` ({@link COMPENSATION_FAILED_SQL}).
  */
-export const FACT_COLUMNS = `r.tenant, r.key, r.tool, r.created_at, r.ever_unknown, r.status, r.resolution,
+export const FACT_COLUMNS = `r.tenant, r.key, r.tool, r.created_at, r.ever_unknown, r.status, r.resolution, r.needs_human,
   (r.tableoid = 'intent_records_archive'::regclass) AS archived,
   (r.compensation ? 'key') AS compensated, ${COMPENSATION_FAILED_SQL} AS compensation_failed`;
 

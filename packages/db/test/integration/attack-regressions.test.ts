@@ -25,6 +25,7 @@ import {
   type Executor,
   isRejectedError,
   refusedUnderKey,
+  shownRecord,
 } from "@tristate/core";
 import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -146,7 +147,7 @@ describe("attack regressions: evidence and the human queue (real PostgreSQL)", (
       expect(remote.refunds).toHaveLength(1);
       expect(remote.posts).toBe(2); // the original and one resend; never a third
       const record = await mustGet(store, key);
-      expect(record).toMatchObject({ status: "UNKNOWN", needsHuman: true, resolution: "needs_human" });
+      expect(shownRecord(record)).toMatchObject({ status: "UNKNOWN", needsHuman: true, resolution: "needs_human" });
       expect(record.error?.code).toBe(code);
       expect(await inQueue(key)).toBe(true);
       // The key probe did read the refusal back (the path under test ran).
@@ -292,7 +293,7 @@ describe("attack regressions: evidence and the human queue (real PostgreSQL)", (
       expect(report.steps.map((s) => [s.stepId, s.outcome])).toEqual([["refund", "not_confirmed"]]);
       expect(report).toMatchObject({ complete: false, needsHuman: 1 });
       const waiting = await mustGet(store, key);
-      expect(waiting).toMatchObject({ status: "UNKNOWN", needsHuman: true, resolution: "needs_human" });
+      expect(shownRecord(waiting)).toMatchObject({ status: "UNKNOWN", needsHuman: true, resolution: "needs_human" });
       expect(waiting.error?.code).toBe("RUN_ABORTED");
       expect(await inQueue(key)).toBe(true);
       return { ex, key, cancels, settlesAt: waiting.settlesAtEpochMs };

@@ -46,15 +46,15 @@ export async function loadPlainFacts(client: pg.Client): Promise<PlainFact[]> {
     `SELECT r.tenant, r.tool, (extract(epoch FROM r.created_at) * 1000)::bigint::text AS ms,
        (r.status = 'UNKNOWN' OR r.resolution IS NOT NULL OR coalesce(bool_or(e.type = 'lease_expired'
          OR (e.type = 'outcome' AND e.data->>'outcome' = 'UNKNOWN')), false)) AS ever,
-       CASE WHEN r.status IN ('PENDING', 'UNKNOWN') OR r.resolution = 'needs_human' THEN 'open'
+       CASE WHEN r.status IN ('PENDING', 'UNKNOWN') OR r.needs_human THEN 'open'
          WHEN r.resolution IS NOT NULL THEN r.resolution::text ELSE 'other' END AS category,
        array_agg((e.data->>'durationMs')::float8) FILTER (WHERE e.type = 'outcome'
          AND jsonb_typeof(e.data->'durationMs') = 'number') AS d
-     FROM (SELECT tenant, key, tool, created_at, status, resolution FROM intent_records UNION ALL
-           SELECT tenant, key, tool, created_at, status, resolution FROM intent_records_archive) r
+     FROM (SELECT tenant, key, tool, created_at, status, resolution, needs_human FROM intent_records UNION ALL
+           SELECT tenant, key, tool, created_at, status, resolution, needs_human FROM intent_records_archive) r
      LEFT JOIN (SELECT tenant, key, type, data FROM intent_events UNION ALL
            SELECT tenant, key, type, data FROM intent_events_archive) e ON e.tenant = r.tenant AND e.key = r.key
-     GROUP BY r.tenant, r.key, r.tool, r.created_at, r.status, r.resolution`,
+     GROUP BY r.tenant, r.key, r.tool, r.created_at, r.status, r.resolution, r.needs_human`,
   );
   return rows.map((r) => ({
     tenant: r.tenant,

@@ -63,7 +63,7 @@ beforeAll(async () => {
       attempt, deadline_at, needs_human, resolution, created_at, updated_at)
     SELECT tenant, compensation->>'key', run_id, 'compensate:' || key, 'undo', '{}', '{}',
       (CASE n % 5 WHEN 1 THEN 'SUCCEEDED' WHEN 2 THEN 'FAILED_NO_EFFECT' WHEN 3 THEN 'PENDING' ELSE 'UNKNOWN' END)::"IntentStatus", 1,
-      created_at + interval '31 seconds', n % 5 = 4, CASE WHEN n % 5 = 4 THEN 'needs_human'::"Resolution" END,
+      created_at + interval '31 seconds', n % 5 = 4, NULL::"Resolution",
       created_at + interval '1 second', created_at + interval '2 seconds'
     FROM (SELECT *, row_number() OVER (ORDER BY created_at, key) AS n FROM intent_records WHERE compensation ? 'key') r
     WHERE n % 5 <> 0`);

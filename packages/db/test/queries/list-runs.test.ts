@@ -76,7 +76,6 @@ beforeAll(async () => {
   await rec(store, "run-attn", "refund", 7 * MIN, { status: "UNKNOWN", error: { code: "READ_TIMEOUT", message: "t" } });
   await rec(store, "run-attn", "refund", 6 * MIN + 1, {
     status: "UNKNOWN",
-    resolution: "needs_human",
     needsHuman: true,
     error: { code: "READ_TIMEOUT", message: "t" },
   });
