@@ -5,7 +5,7 @@
  * checks it (the package's typecheck), so adding a value on one side only fails the build: both
  * directions are asserted for each enum.
  */
-import type { IntentEventType, IntentStatus, Resolution } from "@tristate/core";
+import type { IntentEventType, IntentStatus, StoredResolution } from "@tristate/core";
 import type { ApiKeyRole } from "../src/api-key-store.ts";
 import type * as PrismaEnums from "../src/generated/prisma/enums.ts";
 
@@ -16,7 +16,8 @@ type Holds<T extends true> = T;
 
 export type PrismaEnumContract = [
   Holds<Same<PrismaEnums.IntentStatus, IntentStatus>>,
-  Holds<Same<PrismaEnums.Resolution, Resolution>>,
+  // The stored resolutions: `needs_human` is derived from `needs_human` (the column), never stored.
+  Holds<Same<PrismaEnums.Resolution, StoredResolution>>,
   Holds<Same<PrismaEnums.IntentEventType, IntentEventType>>,
   Holds<Same<PrismaEnums.ApiKeyRole, ApiKeyRole>>,
 ];
