@@ -1,5 +1,6 @@
 import type { NewIntentRecord, RanCompensation } from "@tristate/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recordFromSnapshot } from "./operator-store.ts";
 import { PrismaIntentStore } from "./prisma-intent-store.ts";
 import { getIntent } from "./queries/get-intent.ts";
 import { listIntents } from "./queries/list-intents.ts";
@@ -68,5 +69,19 @@ describe("the stored compensation is parsed on read (issue 19 §1)", () => {
     await expect(store.listByRun(record.runId)).rejects.toThrow(fault);
     await expect(getIntent(store.prisma, record.key)).rejects.toThrow(fault);
     await expect(listIntents(store.prisma, { filters: { key: record.key } })).rejects.toThrow(fault);
+  });
+
+  it("an audit snapshot's compensation is parsed too; a snapshot from before tenants reads as `default`", () => {
+    const { tenant: _, ...old } = newRecord();
+    const snapshot = { ...old, status: "UNKNOWN", version: 2, result: null };
+    expect(recordFromSnapshot(snapshot)).toMatchObject({ tenant: "default", sentKey: null, settlesAtEpochMs: null });
+    expect(recordFromSnapshot(snapshot).compensation).toEqual({
+      tool: "cancel_hotel",
+      kind: "compensation",
+      args: null,
+    });
+    expect(() => recordFromSnapshot({ ...snapshot, compensation: { tool: "cancel_hotel" } })).toThrow(
+      new RegExp(`intent record ${snapshot.key}: the stored compensation is malformed: kind: `),
+    );
   });
 });
