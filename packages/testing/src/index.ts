@@ -3,7 +3,8 @@
  * cleanup, the intent-store contract suite a store implementer runs, and the executor scenarios
  * run against any store. Dev-only: production code never imports it (the contract suites load
  * vitest). The fake remote services are the executor's demo code (`@tristate/executor/demo-remotes`),
- * re-exported here for tests.
+ * re-exported here for tests. A fresh PostgreSQL database per test file: `@tristate/testing/postgres`
+ * (`@tristate/db`'s `createTestDatabase` uses it with Tristate's migrations).
  *
  * @example
  * ```ts

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { withDatabase } from "@tristate/testing/postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readDbEnv } from "../env.ts";
-import { withDatabase } from "../test-database.ts";
 import { applyMigrationScripts } from "./apply.ts";
 import { applyMigrations, diffToSchema, readMigrationsList } from "./migrations.ts";
 

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { withDatabase } from "@tristate/testing/postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readDbEnv } from "../env.ts";
 import { MIGRATIONS_DIR } from "../paths.ts";
-import { withDatabase } from "../test-database.ts";
 import { readMigrationsList } from "./migrations.ts";
 
 /**
