@@ -10,7 +10,7 @@
  * the embedded database allows one process). Exit codes: 0 done, 1 failed, 2 usage error.
  */
 import { TENANT_PATTERN, TENANT_RULE_TEXT } from "@tristate/core";
-import { API_KEY_ROLES, type ApiKeyInfo, type ApiKeyRole, ApiKeyStore, openDatabase } from "@tristate/db";
+import { API_KEY_ROLES, type ApiKeyInfo, type ApiKeyRole, type ApiKeys, openDatabase } from "@tristate/db";
 import { readEnv } from "./env.ts";
 import { runMcpStdio } from "./mcp/stdio.ts";
 
@@ -107,7 +107,7 @@ function table(keys: ApiKeyInfo[]): string {
     .join("\n");
 }
 
-type Action = (keys: ApiKeyStore, io: CliIo) => Promise<number>;
+type Action = (keys: ApiKeys, io: CliIo) => Promise<number>;
 
 /** Turns the arguments into an action, before the database is opened. @throws UsageError */
 function plan(argv: string[]): Action | "help" {
@@ -214,7 +214,7 @@ export async function main(
       ...(env.TRISTATE_DATA_DIR ? { dataDir: env.TRISTATE_DATA_DIR } : {}),
       poolSize: 2,
     });
-    return await action(new ApiKeyStore(db.store.prisma), io);
+    return await action(db.keys, io);
   } catch (error) {
     io.err(`tristate: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;

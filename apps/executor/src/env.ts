@@ -23,6 +23,11 @@ const schema = z.object({
   DATABASE_URL: optionalString,
   /** Data folder of the embedded database. */
   TRISTATE_DATA_DIR: optionalString,
+  /**
+   * Connections of the service's PostgreSQL pool (claims, outcome writes, reads), per replica; the
+   * embedded database always uses one. @default 40
+   */
+  TRISTATE_DB_POOL_SIZE: ms(40, 1, 1000),
   /** Path of the tool catalog module (`tristate.config.ts`); absent: the built-in demo catalog. */
   TRISTATE_CONFIG: optionalString,
   /** Base URL of the payment service the example catalog (`tristate.config.ts`) calls. */

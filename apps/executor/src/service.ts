@@ -1,14 +1,6 @@
-import { readdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { type AnyTool, createConfirmationTokens, createExecutor, DEFAULT_TENANT } from "@tristate/core";
-import {
-  ApiKeyStore,
-  DashboardSessionStore,
-  MIGRATIONS_DIR,
-  openDatabase,
-  startReadModelLoop,
-  startVacuumLoop,
-} from "@tristate/db";
+import { openDatabase, type TristateDatabase } from "@tristate/db";
 import { loadCatalog } from "./catalog/load.ts";
 import { closeMcpUpstreams } from "./catalog/mcp-tool.ts";
 import type { Env } from "./env.ts";
@@ -46,60 +38,54 @@ export interface RunningService {
 export async function startService(env: Env, overrides: { tools?: AnyTool[] } = {}): Promise<RunningService> {
   const logger = createLogger(env.LOG_LEVEL);
   const tools = overrides.tools ?? (await loadCatalog(env.TRISTATE_CONFIG, env));
-  const db = await openDatabase({
+  const opened = await openDatabase({
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
     ...(env.TRISTATE_DATA_DIR ? { dataDir: env.TRISTATE_DATA_DIR } : {}),
-    poolSize: 40,
+    poolSize: env.TRISTATE_DB_POOL_SIZE,
   });
-  const keys = new ApiKeyStore(db.store.prisma);
+  // The service is typed to the ports; the PostgreSQL store itself only backs `services.store`.
+  const db: TristateDatabase = opened;
+  const { keys } = db;
   // Before the executor: the core's spans then go to the SDK's tracer provider.
   const telemetry = startTelemetry(env, logger);
   const confirmations = createConfirmationTokens(env.TRISTATE_CONFIRMATION_SECRET);
   // One executor per tenant, each over its tenant's view of the log (made on first use).
-  const tenants = createTenants(
-    db.store,
-    (store) =>
-      createExecutor({
-        store,
-        tools,
-        confirmations,
-        backgroundOutcomes: env.TRISTATE_BACKGROUND_OUTCOMES,
-        onBackgroundWriteError: (err, key) =>
-          logger.error(
-            { err, idempotencyKey: key },
-            "an answered SUCCEEDED could not be written: the record stays PENDING until a sweeper's probe settles it",
-          ),
-        probe: {
-          attempts: env.TRISTATE_PROBE_ATTEMPTS,
-          spacingMs: env.TRISTATE_PROBE_SPACING_MS,
-          timeoutMs: env.TRISTATE_PROBE_TIMEOUT_MS,
-        },
-      }),
-    keys,
+  const tenants = createTenants(db, (store) =>
+    createExecutor({
+      store,
+      tools,
+      confirmations,
+      backgroundOutcomes: env.TRISTATE_BACKGROUND_OUTCOMES,
+      onBackgroundWriteError: (err, key) =>
+        logger.error(
+          { err, idempotencyKey: key },
+          "an answered SUCCEEDED could not be written: the record stays PENDING until a sweeper's probe settles it",
+        ),
+      probe: {
+        attempts: env.TRISTATE_PROBE_ATTEMPTS,
+        spacingMs: env.TRISTATE_PROBE_SPACING_MS,
+        timeoutMs: env.TRISTATE_PROBE_TIMEOUT_MS,
+      },
+    }),
   );
   const executor = tenants.executor(DEFAULT_TENANT);
   const services: Services = {
     env,
     executor,
     tenants,
-    store: db.store,
+    db,
+    store: opened.store,
     keys,
-    sessions: new DashboardSessionStore(db.store.prisma),
+    sessions: db.sessions,
     logger,
     confirmations,
     now: () => executor.clock.nowEpochMs(),
   };
-  const expectedMigrations = (await readdir(MIGRATIONS_DIR, { withFileTypes: true })).filter((d) =>
-    d.isDirectory(),
-  ).length;
   const ready = async () => {
-    const { rows } = await db.store.pool.query<{ n: string }>(
-      "SELECT count(*)::text AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL",
-    );
-    const applied = Number(rows[0]?.n ?? 0);
-    return applied >= expectedMigrations
+    const { applied, expected } = await db.migrationStatus();
+    return applied >= expected
       ? { ok: true, detail: `database reachable; ${applied} migrations applied` }
-      : { ok: false, detail: `database reachable; ${applied} of ${expectedMigrations} migrations applied` };
+      : { ok: false, detail: `database reachable; ${applied} of ${expected} migrations applied` };
   };
   const http = createHttpServer(services, ready);
   try {
@@ -137,7 +123,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
   const longestKeyRetentionMs = Math.max(0, ...tools.map((t) => t.keyRetentionMs ?? 0));
   const readModel =
     env.TRISTATE_ROLLUP_INTERVAL_MS > 0
-      ? startReadModelLoop(db.store.prisma, {
+      ? db.startReadModelLoop({
           intervalMs: env.TRISTATE_ROLLUP_INTERVAL_MS,
           archiveAfterMs:
             env.TRISTATE_ARCHIVE_AFTER_MS > 0 ? longestKeyRetentionMs + env.TRISTATE_ARCHIVE_AFTER_MS : null,
@@ -147,7 +133,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
   // The embedded database has no autovacuum: what it would do, every minute (every outcome write
   // leaves a dead row, and the hot path slows as they pile up). A server's own autovacuum does this.
   const vacuum = db.embedded
-    ? startVacuumLoop((text) => db.store.pool.query(text), {
+    ? db.startVacuumLoop({
         onError: (err) => logger.error({ err }, "vacuum of the embedded database failed"),
         onVacuum: (tables, durationMs) =>
           logger.debug({ tables, duration_ms: durationMs }, "vacuumed the embedded database"),

@@ -1,5 +1,5 @@
-import { DEFAULT_TENANT, type Executor } from "@tristate/core";
-import { type ApiKeyStore, type PrismaIntentStore, PrismaOperatorStore } from "@tristate/db";
+import { DEFAULT_TENANT, type Executor, type IntentStore } from "@tristate/core";
+import type { OperatorLog, TristateDatabase } from "@tristate/db";
 
 /**
  * The service's tenants (issue 10): one tenant-confined view of the intent log, one executor and one
@@ -10,9 +10,9 @@ export interface Tenants {
   /** The executor of `tenant` (its records, its keys: `idempotencyKey(…, tenant)`). */
   executor(tenant: string): Executor;
   /** The intent log confined to `tenant`. */
-  store(tenant: string): PrismaIntentStore;
+  store(tenant: string): IntentStore;
   /** The operator store (audit, human queue actions) confined to `tenant`. */
-  operatorStore(tenant: string): PrismaOperatorStore;
+  operatorStore(tenant: string): OperatorLog;
   /** Every tenant that has keys, `default` included, sorted (the sweeper's rounds, the admin's filter). */
   list(): Promise<string[]>;
   /**
@@ -29,18 +29,13 @@ export interface Tenants {
 }
 
 /**
- * Builds {@link Tenants} over the `default` store.
+ * Builds {@link Tenants} over the database's per-tenant views.
  * @param makeExecutor - creates the executor of one tenant's store (same catalog, probes, confirmations).
  */
-export function createTenants(
-  base: PrismaIntentStore,
-  makeExecutor: (store: PrismaIntentStore) => Executor,
-  keys: ApiKeyStore,
-): Tenants {
+export function createTenants(db: TristateDatabase, makeExecutor: (store: IntentStore) => Executor): Tenants {
   const executors = new Map<string, Executor>();
-  const operatorStores = new Map<string, PrismaOperatorStore>();
   const tenants: Tenants = {
-    store: (tenant) => base.forTenant(tenant),
+    store: (tenant) => db.intents(tenant),
     executor(tenant) {
       let executor = executors.get(tenant);
       if (!executor) {
@@ -49,28 +44,14 @@ export function createTenants(
       }
       return executor;
     },
-    operatorStore(tenant) {
-      let store = operatorStores.get(tenant);
-      if (!store) {
-        store = new PrismaOperatorStore(base.prisma, tenant);
-        operatorStores.set(tenant, store);
-      }
-      return store;
-    },
-    list: () => keys.tenants(),
-    async tenantOfKey(key) {
-      const { rows } = await base.pool.query<{ tenant: string }>(
-        "SELECT tenant FROM intent_records WHERE key = $1 ORDER BY tenant LIMIT 1",
-        [key],
-      );
-      return rows[0]?.tenant ?? null;
-    },
+    operatorStore: (tenant) => db.operators(tenant),
+    list: () => db.keys.tenants(),
+    tenantOfKey: (key) => db.tenantOfKey(key),
     async outcomesWritten(tenant) {
       if (tenant !== undefined) return executors.get(tenant)?.outcomesWritten();
       await Promise.all([...executors.values()].map((e) => e.outcomesWritten()));
     },
   };
-  executors.set(base.tenant, makeExecutor(base));
-  if (base.tenant !== DEFAULT_TENANT) throw new TypeError("createTenants: the base store must be the default tenant's");
+  executors.set(DEFAULT_TENANT, makeExecutor(db.intents(DEFAULT_TENANT)));
   return tenants;
 }

@@ -1,6 +1,10 @@
 /**
  * `@tristate/db`: the durable intent log on PostgreSQL (Prisma 7), its migrations (Prisma's
  * WebAssembly schema engine), and the embedded default database (PGlite).
+ *
+ * The service takes one object from here: `openDatabase()` → {@link TristateDatabase} (intent log and
+ * operator store per tenant, keys, sessions, dashboard reads, migration status, vacuum, close), typed
+ * by the ports in `facade/ports.ts`. The store classes stay exported for embedders, benchmarks and tests.
  */
 export { API_KEY_ROLES, type ApiKeyInfo, type ApiKeyRole, ApiKeyStore, hashApiKey } from "./api-key-store.ts";
 export {
@@ -10,6 +14,15 @@ export {
 } from "./dashboard-session-store.ts";
 export { EmbeddedDatabaseInUseError, type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded-postgres.ts";
 export { type DbEnv, LOCAL_POSTGRES_URL, readDbEnv } from "./env.ts";
+export type {
+  ApiKeys,
+  DashboardReads,
+  DashboardSessions,
+  MigrationStatus,
+  OperatorLog,
+  TristateDatabase,
+} from "./facade/ports.ts";
+export { type PostgresDatabaseOptions, postgresDatabase } from "./facade/postgres-database.ts";
 export {
   applyMigrations,
   createMigration,

@@ -1,5 +1,7 @@
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded-postgres.ts";
 import { readDbEnv } from "./env.ts";
+import type { TristateDatabase } from "./facade/ports.ts";
+import { postgresDatabase } from "./facade/postgres-database.ts";
 import { applyMigrations } from "./migrate/migrations.ts";
 import { DEFAULT_DATA_DIR } from "./paths.ts";
 import { PrismaIntentStore } from "./prisma-intent-store.ts";
@@ -14,12 +16,16 @@ export interface OpenDatabaseOptions {
   dataDir?: string;
   /** Apply pending migrations on open. Default true. */
   migrate?: boolean;
-  /** Connections of the store's pool (ignored when embedded: one session). */
+  /** Connections of the store's pool (ignored when embedded: one session). @default 10 */
   poolSize?: number;
 }
 
-/** An open intent log: the store, the URL it talks to, and how to close both. */
-export interface OpenDatabase {
+/**
+ * An open intent log: the {@link TristateDatabase} facade the service is typed to, plus the PostgreSQL
+ * store itself (the `default` tenant's; what an embedder passes to `createExecutor`) and its URL.
+ */
+export interface OpenDatabase extends TristateDatabase {
+  /** The `default` tenant's PostgreSQL store (`intents(tenant)` gives the same log as the `IntentStore` port). */
   store: PrismaIntentStore;
   /** `postgresql://` URL (for the embedded database: its loopback socket, valid until `close`). */
   url: string;
@@ -53,16 +59,12 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<O
     singleSession: embedded !== undefined,
     ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
   });
-  let closed = false;
-  return {
-    store,
-    url,
+  const database = postgresDatabase(store, {
     embedded: embedded !== undefined,
     async close() {
-      if (closed) return;
-      closed = true;
       await store.close();
       await embedded?.close();
     },
-  };
+  });
+  return { ...database, store, url };
 }

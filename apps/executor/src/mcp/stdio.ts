@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createConfirmationTokens, createExecutor } from "@tristate/core";
-import { ApiKeyStore, EmbeddedDatabaseInUseError, openDatabase } from "@tristate/db";
+import { EmbeddedDatabaseInUseError, openDatabase } from "@tristate/db";
 import pino from "pino";
 import { loadCatalog } from "../catalog/load.ts";
 import { closeMcpUpstreams } from "../catalog/mcp-tool.ts";
@@ -68,7 +68,7 @@ export async function runMcpStdio(io: StdioIo): Promise<number> {
       ...(env.TRISTATE_DATA_DIR ? { dataDir: env.TRISTATE_DATA_DIR } : {}),
       poolSize: 8,
     });
-    const keys = new ApiKeyStore(db.store.prisma);
+    const { keys } = db;
     const auth = await keys.verify(secret);
     if (!auth) {
       io.err(`tristate mcp: ${API_KEY_VARIABLE} is not a valid key (invalid or revoked)\n`);
@@ -84,7 +84,7 @@ export async function runMcpStdio(io: StdioIo): Promise<number> {
       pino.destination(2),
     );
     const executor = createExecutor({
-      store: db.store.forTenant(auth.tenant),
+      store: db.intents(auth.tenant),
       tools,
       confirmations: createConfirmationTokens(env.TRISTATE_CONFIRMATION_SECRET),
       probe: {

@@ -3,10 +3,11 @@ import { type Context as OtelContext, propagation, ROOT_CONTEXT } from "@opentel
 import type { ConfirmationTokens, Executor } from "@tristate/core";
 import {
   type ApiKeyInfo,
-  type ApiKeyStore,
-  type DashboardSessionStore,
+  type ApiKeys,
+  type DashboardSessions,
   isTransientDatabaseError,
   type PrismaIntentStore,
+  type TristateDatabase,
 } from "@tristate/db";
 import { TRPCError } from "@trpc/server";
 import type { Env } from "../env.ts";
@@ -21,11 +22,17 @@ export interface Services {
   executor: Executor;
   /** Per-tenant executors and stores: the only way procedures reach records (issue 10). */
   tenants: Tenants;
-  /** The `default` tenant's view of the log (its `prisma` and `pool` serve every tenant's reads). */
+  /** The database, by its ports: per-tenant views, dashboard reads, upkeep. Procedures reach it through this. */
+  db: TristateDatabase;
+  /**
+   * The `default` tenant's PostgreSQL store itself (its `prisma` and `pool` reach every table).
+   * @deprecated For tests and harnesses that inspect the tables; the service uses `db` (and `tenants`).
+   */
   store: PrismaIntentStore;
-  keys: ApiKeyStore;
-  /** The dashboard's sign-in sessions (`Authorization: Session <id>`). */
-  sessions: DashboardSessionStore;
+  /** API keys (`db.keys`). */
+  keys: ApiKeys;
+  /** The dashboard's sign-in sessions (`Authorization: Session <id>`; `db.sessions`). */
+  sessions: DashboardSessions;
   logger: Logger;
   /** Issues and verifies confirmation tokens for tools with a confirmation policy. */
   confirmations: ConfirmationTokens;

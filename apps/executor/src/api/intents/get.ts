@@ -1,4 +1,3 @@
-import { getIntent } from "@tristate/db";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
@@ -31,7 +30,7 @@ export const getIntentProcedure = viewerProcedure
   .output(getIntentOutput)
   .query(async ({ ctx, input }) => {
     const tenant = readTenant(ctx, input.tenant);
-    const detail = await getIntent(ctx.services.store.prisma, input.key, { tenant });
+    const detail = await ctx.services.db.reads(tenant).getIntent(input.key);
     if (!detail) throw new AppError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
     const masker = maskerFor(ctx, detail.record.tool, detail.record.args);
     if (!masker.active) return detail;

@@ -1,4 +1,4 @@
-import { intentFiltersSchema, listIntents, MAX_LIST_LIMIT } from "@tristate/db";
+import { intentFiltersSchema, MAX_LIST_LIMIT } from "@tristate/db";
 import { z } from "zod";
 import { viewerProcedure } from "../../trpc/init.ts";
 import { intentSummarySchema } from "../read-schemas.ts";
@@ -38,14 +38,10 @@ export const listIntentsProcedure = viewerProcedure
   .input(listIntentsInput.optional())
   .output(listIntentsOutput)
   .query(async ({ ctx, input }) => {
-    const page = await listIntents(
-      ctx.services.store.prisma,
-      {
-        ...(input?.filters ? { filters: input.filters } : {}),
-        ...(input?.cursor !== undefined ? { cursor: input.cursor } : {}),
-        ...(input?.limit !== undefined ? { limit: input.limit } : {}),
-      },
-      { tenant: readTenant(ctx, input?.tenant) },
-    );
+    const page = await ctx.services.db.reads(readTenant(ctx, input?.tenant)).listIntents({
+      ...(input?.filters ? { filters: input.filters } : {}),
+      ...(input?.cursor !== undefined ? { cursor: input.cursor } : {}),
+      ...(input?.limit !== undefined ? { limit: input.limit } : {}),
+    });
     return { ...page, items: page.items.map((r) => maskedRecord(ctx, r)) };
   });

@@ -1,4 +1,3 @@
-import { getRun } from "@tristate/db";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
@@ -42,7 +41,7 @@ export const getRunProcedure = viewerProcedure
   .output(getRunOutput)
   .query(async ({ ctx, input }) => {
     const tenant = readTenant(ctx, input.tenant);
-    const run = await getRun(ctx.services.store.prisma, input.runId, { tenant });
+    const run = await ctx.services.db.reads(tenant).getRun(input.runId);
     if (!run)
       throw new AppError("NOT_FOUND", `no intent records and no plan for run ${input.runId}`, { field: "runId" });
     return { ...run, records: run.records.map((r) => maskedRecord(ctx, r)) };

@@ -1,4 +1,4 @@
-import { listRuns, listRunsInput, RUN_STATUSES } from "@tristate/db";
+import { listRunsInput, RUN_STATUSES } from "@tristate/db";
 import { z } from "zod";
 import { viewerProcedure } from "../../trpc/init.ts";
 import { readTenant, tenantInput } from "../tenancy.ts";
@@ -56,5 +56,5 @@ export const listRunsProcedure = viewerProcedure
   .query(async ({ ctx, input }) => {
     const { tenant: requested, ...query } = input ?? {};
     const tenant = readTenant(ctx, requested);
-    return listRuns(ctx.services.store.prisma, query, { tenant, nowEpochMs: ctx.services.now() });
+    return ctx.services.db.reads(tenant).listRuns(query, { nowEpochMs: ctx.services.now() });
   });

@@ -1,4 +1,3 @@
-import { listStale } from "@tristate/db";
 import { z } from "zod";
 import { viewerProcedure } from "../../trpc/init.ts";
 import { intentSummarySchema } from "../read-schemas.ts";
@@ -29,13 +28,9 @@ export const listStaleProcedure = viewerProcedure
   .input(listStaleInput.optional())
   .output(listStaleOutput)
   .query(async ({ ctx, input }) => {
-    const list = await listStale(
-      ctx.services.store.prisma,
-      {
-        nowEpochMs: ctx.services.now(),
-        ...(input?.limit !== undefined ? { limit: input.limit } : {}),
-      },
-      { tenant: readTenant(ctx, input?.tenant) },
-    );
+    const list = await ctx.services.db.reads(readTenant(ctx, input?.tenant)).listStale({
+      nowEpochMs: ctx.services.now(),
+      ...(input?.limit !== undefined ? { limit: input.limit } : {}),
+    });
     return { ...list, items: list.items.map((r) => maskedRecord(ctx, r)) };
   });

@@ -1,5 +1,4 @@
 import { toolKindPolicy } from "@tristate/core";
-import { statsOverview } from "@tristate/db";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
@@ -123,15 +122,11 @@ export const statsOverviewProcedure = viewerProcedure
         .filter((tool) => toolKindPolicy(tool.kind).hasEffect)
         .map((tool) => [tool.name, tool.timeoutMs]),
     );
-    return statsOverview(
-      ctx.services.store.prisma,
-      {
-        fromEpochMs: input.fromEpochMs,
-        toEpochMs: input.toEpochMs,
-        staleNowEpochMs: ctx.services.now(),
-        toolTimeoutsMs,
-        ...(input.buckets !== undefined ? { buckets: input.buckets } : {}),
-      },
-      { tenant: readTenant(ctx, input.tenant) },
-    );
+    return ctx.services.db.reads(readTenant(ctx, input.tenant)).statsOverview({
+      fromEpochMs: input.fromEpochMs,
+      toEpochMs: input.toEpochMs,
+      staleNowEpochMs: ctx.services.now(),
+      toolTimeoutsMs,
+      ...(input.buckets !== undefined ? { buckets: input.buckets } : {}),
+    });
   });
