@@ -109,7 +109,7 @@ beforeAll(async () => {
       args: { order_id: "orphan", amount: 1 },
       identity,
       attempt: 1,
-      deadlineEpochMs: now - 10_000,
+      leaseUntilEpochMs: now - 10_000,
       compensation: null,
       createdAtEpochMs: now - 20_000,
       traceId: null,

@@ -99,7 +99,7 @@ beforeAll(async () => {
   await stack.service.services.tenants.outcomesWritten();
   await stack.service.services.store.prisma.intentRecord.update({
     where: { tenant_key: { tenant: "default", key: keys.stale! } },
-    data: { status: "PENDING", deadline: new Date(Date.now() - 60_000) },
+    data: { status: "PENDING", leaseUntil: new Date(Date.now() - 60_000), recheckAt: new Date(Date.now() - 60_000) },
   });
 }, 60_000);
 afterAll(async () => {

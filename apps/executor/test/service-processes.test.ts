@@ -82,7 +82,7 @@ it("two service processes and their sweepers on one database: each stale record 
         args,
         identity: { order_id: `O-${i}`, amount: "10.00" },
         attempt: 1,
-        deadlineEpochMs: now - 1000,
+        leaseUntilEpochMs: now - 1000,
         compensation: null,
         createdAtEpochMs: now - 5000,
         traceId: null,
@@ -153,7 +153,7 @@ it("SIGKILL of the service with calls in flight → restart → the sweeper reco
   expect(remote.effects).toHaveLength(8);
   expect(new Set(remote.effects.map((e) => e.clientRef)).size).toBe(8);
   const { rows } = await store.pool.query(
-    "SELECT key FROM intent_records WHERE status = 'PENDING' AND deadline_at < now()",
+    "SELECT key FROM intent_records WHERE status = 'PENDING' AND lease_until_at < now()",
   );
   expect(rows).toHaveLength(0);
   expect(db.url).toBeTruthy();

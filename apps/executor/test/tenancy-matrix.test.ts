@@ -88,7 +88,7 @@ async function fixtures(tenant: "default" | "acme", agent: string, operator: str
   // Its outcome is written in the background: let it land before the row is rewritten by hand.
   await stack.service.services.tenants.outcomesWritten();
   await stack.service.services.store.pool.query(
-    "UPDATE intent_records SET status = 'PENDING', deadline_at = now() - interval '1 minute' WHERE tenant = $1 AND key = $2",
+    "UPDATE intent_records SET status = 'PENDING', lease_until_at = now() - interval '1 minute', recheck_at = now() - interval '1 minute' WHERE tenant = $1 AND key = $2",
     [tenant, stale],
   );
   return { tenant, shared, queued: queued.idempotency_key, audited, stale };

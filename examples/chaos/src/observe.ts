@@ -138,7 +138,7 @@ export async function operatorAction(
   try {
     ({ rows } = await db.query<DbRecord>(
       `SELECT ${RECORD_COLUMNS} FROM intent_records WHERE run_id LIKE $1
-          AND (status = 'UNKNOWN' OR (status = 'PENDING' AND deadline_at < now()))
+          AND (status = 'UNKNOWN' OR (status = 'PENDING' AND lease_until_at < now()))
         ORDER BY needs_human DESC, random() LIMIT 20`,
       [`${prefix}.%`],
     ));

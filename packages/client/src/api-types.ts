@@ -237,7 +237,14 @@ export interface IntentRecordView {
   identity: Record<string, string>;
   status: IntentStatus;
   attempt: number;
-  /** Epoch ms. */
+  /** Epoch ms: until when the call or sweeper that took the record owns it (its lease). */
+  leaseUntilEpochMs: number;
+  /** Epoch ms: when the sweeper next takes the record once its lease has passed; null: only a person settles it. */
+  recheckAtEpochMs: number | null;
+  /**
+   * @deprecated Read `leaseUntilEpochMs` and `recheckAtEpochMs`. Epoch ms: when the record is next
+   * due (the later of its lease and its re-check); its lease when only a person settles it.
+   */
   deadlineEpochMs: number;
   /** The tool's result, or null. */
   result: JsonValue;

@@ -295,7 +295,7 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
       args: persistedArgs,
       identity,
       attempt: 1,
-      deadlineEpochMs: input.deadline.epochMs,
+      leaseUntilEpochMs: input.deadline.epochMs,
       compensation: registeredCompensation(tool),
       createdAtEpochMs: now,
       traceId: /^0+$/.test(traceId) ? null : traceId,

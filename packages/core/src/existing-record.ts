@@ -8,7 +8,7 @@ import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import { attemptKey } from "./idempotency-key.ts";
 import type { IntentRecord } from "./intent-store.ts";
 import type { JsonValue } from "./json.ts";
-import { settlesAtForSend, storeNow, takeOverLease } from "./lease.ts";
+import { leasedUntil, settlesAtForSend, storeNow, takeOverLease } from "./lease.ts";
 import { reconcile } from "./reconcile.ts";
 import { effectPhrase, envelopeFor } from "./record-envelope.ts";
 import { event } from "./record-events.ts";
@@ -59,7 +59,7 @@ export async function onExisting(
           {
             status: "PENDING",
             attempt,
-            deadlineEpochMs: deadline.epochMs,
+            ...leasedUntil(deadline.epochMs),
             error: null,
             resolution: null,
             needsHuman: false,

@@ -4,6 +4,7 @@
  */
 import type { Envelope } from "./envelope.ts";
 import type { IntentError, IntentEvent, IntentPatch, IntentRecord } from "./intent-store.ts";
+import { dueWhenLeaseEnds, recheckAt } from "./lease.ts";
 import { envelopeFor } from "./record-envelope.ts";
 import { event } from "./record-events.ts";
 import type { Runtime } from "./runtime.ts";
@@ -16,22 +17,24 @@ import type { AnyTool } from "./tool.ts";
  */
 export type ReconcileTrigger = "call" | "after_unknown" | "sweeper" | "abort";
 
-/** A record without any probe is never re-checked automatically: its recheck time is this far ahead (100 years). */
-const NO_RECHECK_MS = 100 * 365 * 24 * 3600_000;
-
 /**
  * The next re-check time (epoch ms) of a record waiting in the human queue: a tool with a probe is
  * re-probed by the sweeper (an effect may still land: field case T06) after `humanRecheckMs` ×
- * 2^sweeps (at most 2^8); a tool without a probe is never re-checked.
+ * 2^sweeps (at most 2^8); null for a tool without a probe: never re-checked, only a person settles it.
  */
-export function humanRecheckAt(rt: Runtime, tool: AnyTool | undefined, sweeps: number, nowEpochMs: number): number {
+export function humanRecheckAt(
+  rt: Runtime,
+  tool: AnyTool | undefined,
+  sweeps: number,
+  nowEpochMs: number,
+): number | null {
   const hasProbe = Boolean(tool?.probe || tool?.probeByIdentity);
-  return hasProbe ? nowEpochMs + rt.humanRecheckMs * 2 ** Math.min(sweeps, 8) : nowEpochMs + NO_RECHECK_MS;
+  return hasProbe ? nowEpochMs + rt.humanRecheckMs * 2 ** Math.min(sweeps, 8) : null;
 }
 
 /**
- * Puts a record in the human queue (UNKNOWN, `needs_human`). While it waits, its deadline is its
- * next re-check time ({@link humanRecheckAt}).
+ * Puts a record in the human queue (UNKNOWN, `needsHuman`). While it waits, the sweeper takes it at
+ * its next re-check time ({@link humanRecheckAt}; none: only a person settles it).
  */
 export async function toHuman(
   rt: Runtime,
@@ -54,7 +57,7 @@ export async function toHuman(
       resolution: null,
       error,
       reconcileSweeps: sweeps,
-      deadlineEpochMs: humanRecheckAt(rt, recheck.tool, sweeps, now),
+      ...recheckAt(record, humanRecheckAt(rt, recheck.tool, sweeps, now)),
     },
     again ? events : [...events, event(rt, record.key, "needs_human", { code, reason: why })],
     now,
@@ -98,7 +101,7 @@ export async function stayUnknown(
     {
       reconcileSweeps: sweeps,
       ...(replaceError ? { error: { ...record.error, code: failure.code, message: failure.message } } : {}),
-      ...(waiting ? { deadlineEpochMs: recheckAtEpochMs } : {}),
+      ...(waiting ? recheckAt(record, recheckAtEpochMs) : dueWhenLeaseEnds(record)),
       ...patch,
     },
     events,

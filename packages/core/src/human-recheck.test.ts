@@ -53,7 +53,7 @@ describe("the sweeper re-checks the human queue where a probe can still find the
       error: { code: "PROBES_ABSENT_NO_DEDUPE" },
     });
     const queued = await t.store.get(first.idempotency_key);
-    expect(queued?.deadlineEpochMs).toBe(t.clock.nowEpochMs() + 60_000); // its re-check time
+    expect(queued?.recheckAtEpochMs).toBe(t.clock.nowEpochMs() + 60_000); // its re-check time
 
     expect((await sweepStale({ store: t.store, executor: t.executor })).taken).toBe(0); // not due yet
     t.clock.advance(61_000);
@@ -61,7 +61,7 @@ describe("the sweeper re-checks the human queue where a probe can still find the
     expect(nothingYet.taken).toBe(1);
     expect(nothingYet.results[0]?.envelope).toMatchObject({ status: "UNKNOWN", resolution: "needs_human" });
     const again = await t.store.get(first.idempotency_key);
-    expect(again?.deadlineEpochMs).toBe(t.clock.nowEpochMs() + 120_000); // the delay doubles
+    expect(again?.recheckAtEpochMs).toBe(t.clock.nowEpochMs() + 120_000); // the delay doubles
     const needsHumanEvents = (await t.store.listEvents(first.idempotency_key)).filter((e) => e.type === "needs_human");
     expect(needsHumanEvents).toHaveLength(1); // a re-check that learnt nothing adds no second notice
 

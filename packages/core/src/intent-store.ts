@@ -54,10 +54,20 @@ export interface IntentRecord {
   /** Attempt number: 1 for the first send, +1 for each new attempt after FAILED_NO_EFFECT and each resend. */
   attempt: number;
   /**
-   * Lease (epoch ms): the deadline of the call that owns the record now. A PENDING record whose
-   * deadline has not passed belongs to a call still in flight (rule 2). Never absent (rule 8).
+   * Lease (epoch ms): until when the call or reconciler that took the record owns it — the call's
+   * deadline (a claim, a new attempt, a resend), or a sweeper's lease (`claimStale`). A PENDING record
+   * whose lease has not passed belongs to a call still in flight (rule 2); no sweeper takes a record
+   * before its lease has passed. A pass that schedules the record's next look ends its lease by then.
+   * Judged by the store's clock (rule 9). Never absent (rule 8).
    */
-  deadlineEpochMs: number;
+  leaseUntilEpochMs: number;
+  /**
+   * When the sweeper is next due to take the record (epoch ms), once no lease holds it: a PENDING
+   * record's lease end (written with the lease), an UNKNOWN's next try (when its lease ends, a settle
+   * window or a `Retry-After`, the human queue's re-check). Null: never — only a person settles it.
+   * `claimStale` leaves it as it is. A settled record keeps its last value.
+   */
+  recheckAtEpochMs: number | null;
   /** The tool's result (`undefined`: none recorded; `null` is a real result). */
   result: JsonValue | undefined;
   error: IntentError | null;
@@ -105,7 +115,7 @@ export interface IntentRecord {
 }
 
 /**
- * A record `claimStale` took: as it is now (UNKNOWN, leased until the new deadline), with the status
+ * A record `claimStale` took: as it is now (UNKNOWN, leased until the sweeper's lease), with the status
  * it was taken from. Taken from PENDING, the current attempt has no probe round of its own on record
  * (rounds run while a record is UNKNOWN, and every new attempt starts PENDING; only a reconciler past
  * its lease could still append a stray one), so the sweeper starts its rounds afresh without reading
@@ -123,24 +133,44 @@ export function wireKey(record: Pick<IntentRecord, "key" | "sentKey">): string {
  * stored fields with `resolution` as {@link shownResolution} derives it (`needs_human` while an
  * UNKNOWN waits for a person). Never stored.
  */
-export type ShownRecord<R extends Pick<IntentRecord, "status" | "needsHuman" | "resolution">> = Omit<
-  R,
-  "resolution"
-> & { resolution: Resolution | null };
+export type ShownRecord<R extends ShowableRecord> = Omit<R, "resolution"> & {
+  resolution: Resolution | null;
+  /**
+   * @deprecated Read `leaseUntilEpochMs` and `recheckAtEpochMs`. Kept in API answers until their
+   * readers have moved: the old field's value — the time the record was next due (a PENDING record's
+   * lease, an UNKNOWN's next try: the later of its lease and its re-check) — and, for a record only a
+   * person settles (no re-check), its lease (no longer a time a century ahead). See {@link legacyDeadline}.
+   */
+  deadlineEpochMs: number;
+};
+
+/** The fields {@link shownRecord} reads. */
+export type ShowableRecord = Pick<
+  IntentRecord,
+  "status" | "needsHuman" | "resolution" | "leaseUntilEpochMs" | "recheckAtEpochMs"
+>;
 
 /**
  * The edge between the stored record and its readers: `record` with the derived words of
  * {@link ShownRecord}. The one function API answers and read views go through.
  */
-export function shownRecord<R extends Pick<IntentRecord, "status" | "needsHuman" | "resolution">>(
-  record: R,
-): ShownRecord<R> {
-  return { ...record, resolution: shownResolution(record) };
+export function shownRecord<R extends ShowableRecord>(record: R): ShownRecord<R> {
+  return { ...record, resolution: shownResolution(record), deadlineEpochMs: legacyDeadline(record) };
+}
+
+/**
+ * The value of the retired `deadlineEpochMs` (epoch ms): when the record is next due — the later of
+ * its lease and its re-check — or its lease when it has no re-check (only a person settles it).
+ */
+export function legacyDeadline(record: Pick<IntentRecord, "leaseUntilEpochMs" | "recheckAtEpochMs">): number {
+  const { leaseUntilEpochMs: lease, recheckAtEpochMs: recheck } = record;
+  return recheck === null ? lease : Math.max(lease, recheck);
 }
 
 /**
  * What `claim` inserts: a PENDING record without its bookkeeping fields. `tenant` may be omitted: the
- * store writes its own; a store refuses a record of another tenant.
+ * store writes its own; a store refuses a record of another tenant. The store sets `recheckAtEpochMs`
+ * to the lease (a PENDING record is due for the sweeper when its lease ends).
  */
 export type NewIntentRecord = Partial<Pick<IntentRecord, "tenant">> &
   Omit<
@@ -157,6 +187,7 @@ export type NewIntentRecord = Partial<Pick<IntentRecord, "tenant">> &
     | "error"
     | "sentKey"
     | "settlesAtEpochMs"
+    | "recheckAtEpochMs"
   >;
 
 /**
@@ -168,7 +199,8 @@ export type IntentPatch = Partial<
     IntentRecord,
     | "status"
     | "attempt"
-    | "deadlineEpochMs"
+    | "leaseUntilEpochMs"
+    | "recheckAtEpochMs"
     | "result"
     | "error"
     | "compensation"
@@ -231,7 +263,7 @@ export type ClaimResult =
 /** Options for writes after the call. */
 export interface WriteOptions {
   /**
-   * Apply the update only if the record's lease (`deadlineEpochMs`) has passed by the store's clock
+   * Apply the update only if the record's lease (`leaseUntilEpochMs`) has passed by the store's clock
    * (PostgreSQL `now()`), never a replica's (rule 9). Used to take over a PENDING record whose owner
    * may have crashed: a replica whose clock runs ahead must not take a live record.
    */
@@ -280,13 +312,15 @@ export interface IntentStore {
   /** The record's timeline, oldest first. */
   listEvents(key: string): Promise<StoredIntentEvent[]>;
   /**
-   * Takes up to `limit` records due for reconciliation — PENDING past their deadline, and UNKNOWN
-   * past their deadline (for a record in the human queue the deadline is its next re-check time) —
-   * oldest deadline first, skipping rows another
-   * sweeper holds (`FOR UPDATE SKIP LOCKED`). `nowEpochMs` must be the store's clock
-   * ({@link IntentStore.clockEpochMs} where implemented), never a replica's (rule 9). Each taken record is moved to UNKNOWN with
-   * `deadlineEpochMs = leaseUntilEpochMs` (so no other sweeper takes it until then), version + 1,
-   * and a `lease_expired` (was PENDING) or `sweep` event. Each comes back as it is now, with the
+   * Takes up to `limit` records due for reconciliation — PENDING or UNKNOWN, due (`recheckAtEpochMs`
+   * before now: a PENDING record's lease end, an UNKNOWN's next try) and not leased (`leaseUntilEpochMs`
+   * before now) — oldest `recheckAtEpochMs` first, skipping rows another sweeper holds (`FOR UPDATE
+   * SKIP LOCKED`). A record without a re-check (only a person settles it) is never taken.
+   * `nowEpochMs` must be the store's clock ({@link IntentStore.clockEpochMs} where implemented), never
+   * a replica's (rule 9). Each taken record is moved to UNKNOWN with `leaseUntilEpochMs` set to the
+   * given lease (so no other sweeper takes it until then) and its `recheckAtEpochMs` left as it was,
+   * version + 1, and a `lease_expired` (was PENDING) or `sweep` event (`previousDeadlineEpochMs`: when
+   * it was due, the later of its lease and its re-check). Each comes back as it is now, with the
    * status it was taken from ({@link LeasedRecord}).
    */
   claimStale(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Promise<LeasedRecord[]>;

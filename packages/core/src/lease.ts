@@ -1,11 +1,13 @@
 /**
- * Leases and the one clock that judges them (DESIGN.md rules 2, 8 and 9). A PENDING record's
- * `deadlineEpochMs` is its lease: while it has not passed, the call that owns the record is in
- * flight. Whether it has passed is decided by the store's clock (PostgreSQL's `now()`), never by a
- * replica's, so a replica whose clock runs ahead cannot take a live record (issue 9 §4).
+ * Leases, re-checks and the one clock that judges them (DESIGN.md rules 2, 8 and 9). A record's
+ * `leaseUntilEpochMs` is its lease: while it has not passed, the call (or the sweeper) that owns the
+ * record is at work; a PENDING record within its lease is in flight. `recheckAtEpochMs` says when the
+ * sweeper next takes it (null: never, only a person settles it). Whether a time has passed is decided
+ * by the store's clock (PostgreSQL's `now()`), never by a replica's, so a replica whose clock runs
+ * ahead cannot take a live record (issue 9 §4).
  */
 import type { Deadline } from "./deadline.ts";
-import type { IntentRecord } from "./intent-store.ts";
+import type { IntentPatch, IntentRecord } from "./intent-store.ts";
 import { event } from "./record-events.ts";
 import type { Runtime } from "./runtime.ts";
 import type { AnyTool } from "./tool.ts";
@@ -41,6 +43,38 @@ export async function settlesAtForSend(rt: Runtime, tool: AnyTool, deadline: Dea
   return settlesAtForLease(tool, (await storeNow(rt)) + Math.max(0, deadline.remainingMs()));
 }
 
+/**
+ * The patch of a call that takes the record until `epochMs` (its deadline: a new attempt, a resend):
+ * leased until then, and due for the sweeper then, should the call's outcome never be written.
+ */
+export function leasedUntil(epochMs: number): Pick<IntentPatch, "leaseUntilEpochMs" | "recheckAtEpochMs"> {
+  return { leaseUntilEpochMs: epochMs, recheckAtEpochMs: epochMs };
+}
+
+/**
+ * The patch that ends a pass over `record` and schedules the sweeper's next look: due at `atEpochMs`
+ * (null: never, only a person settles it). The pass's lease ends by then at the latest, so the record
+ * is due at that time even when it falls within the lease.
+ */
+export function recheckAt(
+  record: Pick<IntentRecord, "leaseUntilEpochMs">,
+  atEpochMs: number | null,
+): Pick<IntentPatch, "leaseUntilEpochMs" | "recheckAtEpochMs"> {
+  if (atEpochMs === null) return { recheckAtEpochMs: null };
+  return { recheckAtEpochMs: atEpochMs, leaseUntilEpochMs: Math.min(record.leaseUntilEpochMs, atEpochMs) };
+}
+
+/**
+ * The patch that ends a pass over `record` without a time of its own: due again when the lease it
+ * holds ends (as a sweeper's pass that learnt nothing); a record without a re-check keeps none.
+ */
+export function dueWhenLeaseEnds(
+  record: Pick<IntentRecord, "leaseUntilEpochMs" | "recheckAtEpochMs">,
+): Pick<IntentPatch, "recheckAtEpochMs"> {
+  const recheck = record.recheckAtEpochMs;
+  return { recheckAtEpochMs: recheck === null ? null : Math.max(recheck, record.leaseUntilEpochMs) };
+}
+
 /** What {@link takeOverLease} found. */
 export type TakeOver =
   /** The lease had passed: the record is UNKNOWN now (`LEASE_EXPIRED`) and this caller may reconcile it. */
@@ -52,7 +86,7 @@ export type TakeOver =
 
 /**
  * Takes over a PENDING record whose lease has passed by the store's clock: one compare-and-set to
- * UNKNOWN (`LEASE_EXPIRED`) that applies only while `deadline < now()` in the store. The settle
+ * UNKNOWN (`LEASE_EXPIRED`) that applies only while `lease < now()` in the store. The settle
  * window then starts no earlier than now (the owner may have written its request until its lease,
  * by its own clock). Nothing else is changed when the lease is live.
  * @throws whatever the store throws.
@@ -74,7 +108,7 @@ export async function takeOverLease(rt: Runtime, tool: AnyTool | undefined, reco
       },
       settlesAtEpochMs: settlesAt,
     },
-    [event(rt, record.key, "lease_expired", { previousDeadlineEpochMs: record.deadlineEpochMs })],
+    [event(rt, record.key, "lease_expired", { previousDeadlineEpochMs: record.leaseUntilEpochMs })],
     now,
     { onlyIfLeaseExpired: true },
   );

@@ -1,20 +1,21 @@
 import type { Clock } from "./clock.ts";
 import { parseRecordedCompensation } from "./compensation.ts";
-import type {
-  AuditEntry,
-  ClaimResult,
-  IntentEvent,
-  IntentPatch,
-  IntentRecord,
-  IntentStore,
-  LeasedRecord,
-  NewIntentRecord,
-  OperatorApplyResult,
-  OperatorChange,
-  OperatorStore,
-  PlanStep,
-  StoredIntentEvent,
-  WriteOptions,
+import {
+  type AuditEntry,
+  type ClaimResult,
+  type IntentEvent,
+  type IntentPatch,
+  type IntentRecord,
+  type IntentStore,
+  type LeasedRecord,
+  legacyDeadline,
+  type NewIntentRecord,
+  type OperatorApplyResult,
+  type OperatorChange,
+  type OperatorStore,
+  type PlanStep,
+  type StoredIntentEvent,
+  type WriteOptions,
 } from "./intent-store.ts";
 import { checkTenant, DEFAULT_TENANT } from "./tenant.ts";
 
@@ -105,6 +106,8 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
       finishedAtEpochMs: null,
       sentKey: null,
       settlesAtEpochMs: null,
+      // A PENDING record is due for the sweeper when its lease ends.
+      recheckAtEpochMs: record.leaseUntilEpochMs,
     };
     this.#records.set(record.key, full);
     this.#push(events);
@@ -127,7 +130,7 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
     if (options?.onlyIfLeaseExpired) {
       const r = this.#records.get(key);
       const now = this.#clock?.nowEpochMs() ?? nowEpochMs;
-      if (!r || r.deadlineEpochMs >= now) return null;
+      if (!r || r.leaseUntilEpochMs >= now) return null;
     }
     return this.#update(key, expectedVersion, patch, events, nowEpochMs);
   }
@@ -166,18 +169,26 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
   async claimStale(options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number }): Promise<LeasedRecord[]> {
     // As on PostgreSQL, the caller passes the store's clock (the sweeper reads `clockEpochMs`).
     const now = options.nowEpochMs;
+    // Due (its re-check passed) and not leased; a record without a re-check is never taken. The
+    // re-check stays as it was: the lease alone keeps other sweepers off.
     const due = [...this.#records.values()]
-      .filter((r) => r.deadlineEpochMs < now && (r.status === "PENDING" || r.status === "UNKNOWN"))
-      .sort((a, b) => a.deadlineEpochMs - b.deadlineEpochMs)
+      .filter(
+        (r) =>
+          (r.status === "PENDING" || r.status === "UNKNOWN") &&
+          r.recheckAtEpochMs !== null &&
+          r.recheckAtEpochMs < now &&
+          r.leaseUntilEpochMs < now,
+      )
+      .sort((a, b) => (a.recheckAtEpochMs as number) - (b.recheckAtEpochMs as number))
       .slice(0, options.limit);
     return due.map((r) => {
       const next: IntentRecord = {
         ...r,
         status: "UNKNOWN",
-        deadlineEpochMs: options.leaseUntilEpochMs,
+        leaseUntilEpochMs: options.leaseUntilEpochMs,
         settlesAtEpochMs:
           r.status === "PENDING" && r.settlesAtEpochMs !== null
-            ? Math.max(r.settlesAtEpochMs, now + (r.settlesAtEpochMs - r.deadlineEpochMs))
+            ? Math.max(r.settlesAtEpochMs, now + (r.settlesAtEpochMs - r.leaseUntilEpochMs))
             : r.settlesAtEpochMs,
         version: r.version + 1,
         updatedAtEpochMs: options.nowEpochMs,
@@ -188,7 +199,7 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
           key: r.key,
           type: r.status === "PENDING" ? "lease_expired" : "sweep",
           atEpochMs: options.nowEpochMs,
-          data: { previousStatus: r.status, previousDeadlineEpochMs: r.deadlineEpochMs },
+          data: { previousStatus: r.status, previousDeadlineEpochMs: legacyDeadline(r) },
         },
       ]);
       return { ...structuredClone(next), previousStatus: r.status as "PENDING" | "UNKNOWN" };

@@ -245,7 +245,7 @@ describe("operator actions (operator/) on MemoryIntentStore", () => {
 
     // A PENDING within its lease belongs to a call in flight (rule 2).
     const claim = await store.claim(
-      { ...record, key: "f".repeat(32), stepId: "live", attempt: 1, deadlineEpochMs: clock.nowEpochMs() + 60_000 },
+      { ...record, key: "f".repeat(32), stepId: "live", attempt: 1, leaseUntilEpochMs: clock.nowEpochMs() + 60_000 },
       [],
       clock.nowEpochMs(),
     );

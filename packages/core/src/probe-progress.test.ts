@@ -164,7 +164,12 @@ describe("the sweeper reads a timeline only where rounds of the current attempt 
     await store.update(
       resent,
       a.version,
-      { status: "PENDING", attempt: 2, deadlineEpochMs: clock.nowEpochMs() + 1 },
+      {
+        status: "PENDING",
+        attempt: 2,
+        leaseUntilEpochMs: clock.nowEpochMs() + 1,
+        recheckAtEpochMs: clock.nowEpochMs() + 1,
+      },
       [{ key: resent, type: "resend", atEpochMs: clock.nowEpochMs(), data: { attempt: 2 } }],
       clock.nowEpochMs(),
     );

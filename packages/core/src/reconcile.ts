@@ -3,7 +3,7 @@ import type { Envelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
 import { afterWrite, type ReconcileTrigger, stayUnknown, toHuman } from "./human-queue.ts";
 import type { IntentEvent, IntentRecord } from "./intent-store.ts";
-import { settlesAtForSend, storeNow } from "./lease.ts";
+import { leasedUntil, settlesAtForSend, storeNow } from "./lease.ts";
 import {
   absenceMustBeProof,
   type DecisionInput,
@@ -170,7 +170,7 @@ async function resend(
     {
       status: "PENDING",
       attempt: record.attempt + 1,
-      deadlineEpochMs: deadline.epochMs,
+      ...leasedUntil(deadline.epochMs),
       error: null,
       reconcileSweeps: sweeps,
       settlesAtEpochMs: await settlesAtForSend(rt, tool, deadline),

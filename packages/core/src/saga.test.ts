@@ -121,7 +121,7 @@ describe("saga.ts, policies.ts and confirmations.ts on MemoryIntentStore", () =>
         args: HOTEL,
         identity: {},
         attempt: 1,
-        deadlineEpochMs: now + 60_000,
+        leaseUntilEpochMs: now + 60_000,
         compensation: { tool: "cancel_hotel", kind: "compensation", args: null },
         createdAtEpochMs: now,
         traceId: null,

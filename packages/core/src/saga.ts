@@ -10,6 +10,7 @@ import type { Envelope } from "./envelope.ts";
 import { humanRecheckAt } from "./human-queue.ts";
 import type { IntentRecord } from "./intent-store.ts";
 import { toJson } from "./json.ts";
+import { recheckAt } from "./lease.ts";
 import { effectPhrase } from "./record-envelope.ts";
 import { event } from "./record-events.ts";
 import { redactArgs } from "./redact.ts";
@@ -307,7 +308,7 @@ async function queueAborted(rt: Runtime, record: IntentRecord, why: string): Pro
         needsHuman: true,
         resolution: null,
         error,
-        deadlineEpochMs: humanRecheckAt(rt, rt.tools.get(record.tool), current.reconcileSweeps, now),
+        ...recheckAt(current, humanRecheckAt(rt, rt.tools.get(record.tool), current.reconcileSweeps, now)),
       },
       [event(rt, record.key, "needs_human", { code: error.code, reason: error.message })],
       now,

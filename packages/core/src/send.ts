@@ -10,7 +10,7 @@ import { humanRecheckAt } from "./human-queue.ts";
 import { type IntentError, type IntentEvent, type IntentPatch, type IntentRecord, wireKey } from "./intent-store.ts";
 import { type InvokeAttempt, invokeTracked } from "./invoke-tracker.ts";
 import { toJson } from "./json.ts";
-import { storeNow } from "./lease.ts";
+import { recheckAt, storeNow } from "./lease.ts";
 import { envelopeFor } from "./record-envelope.ts";
 import { event } from "./record-events.ts";
 import { redactArgs } from "./redact.ts";
@@ -149,7 +149,7 @@ export async function sendOnce(
             error,
             needsHuman: true,
             resolution: null,
-            deadlineEpochMs: humanRecheckAt(rt, undefined, 0, now),
+            ...recheckAt(record, humanRecheckAt(rt, undefined, 0, now)),
             settlesAtEpochMs: null,
           },
           events: [
@@ -232,7 +232,7 @@ function resendFailed(
         needsHuman: true,
         resolution: null,
         error: { ...error, code: "RESEND_REFUSED", message },
-        deadlineEpochMs: humanRecheckAt(rt, tool, record.reconcileSweeps, now),
+        ...recheckAt(record, humanRecheckAt(rt, tool, record.reconcileSweeps, now)),
       },
       events: [
         ...events,
@@ -256,7 +256,7 @@ function resendFailed(
         ? {
             needsHuman: true,
             resolution: null,
-            deadlineEpochMs: humanRecheckAt(rt, tool, record.reconcileSweeps, now),
+            ...recheckAt(record, humanRecheckAt(rt, tool, record.reconcileSweeps, now)),
           }
         : {}),
     },
@@ -360,7 +360,7 @@ function latePatch(rt: Runtime, mine: IntentRecord, current: IntentRecord, answe
         needsHuman: true,
         resolution: null,
         error: answer.error,
-        deadlineEpochMs: humanRecheckAt(rt, undefined, 0, rt.clock.nowEpochMs()),
+        ...recheckAt(current, humanRecheckAt(rt, undefined, 0, rt.clock.nowEpochMs())),
         settlesAtEpochMs: null,
       };
   }
@@ -391,7 +391,7 @@ export function foundAfterAbort(): IntentError {
 export function lostOutcomeIsCheap(tool: AnyTool, record: IntentRecord, nowEpochMs: number): boolean {
   const probed = Boolean(tool.probe || tool.probeByIdentity);
   const keyOutlivesLease =
-    record.createdAtEpochMs + tool.keyRetentionMs - Math.max(record.deadlineEpochMs, nowEpochMs) >=
+    record.createdAtEpochMs + tool.keyRetentionMs - Math.max(record.leaseUntilEpochMs, nowEpochMs) >=
     LOST_OUTCOME_MARGIN_MS;
   return toolKindPolicy(tool.kind).remoteDedupesKey && (tool.resendWhenAbsent || !probed) && keyOutlivesLease;
 }

@@ -17,7 +17,7 @@ async function leftPending(store: MemoryIntentStore, clock: FakeClock, key: stri
       args: { order: `o-${i}` },
       identity: { order: `O-${i}` },
       attempt: 1,
-      deadlineEpochMs: clock.nowEpochMs() - 1_000,
+      leaseUntilEpochMs: clock.nowEpochMs() - 1_000,
       createdAtEpochMs: clock.nowEpochMs() - 2_000,
       compensation: null,
       traceId: null,
@@ -75,7 +75,7 @@ describe("sweepStale: one lease per pass", () => {
     for (const r of report.results) expect(r.envelope).toMatchObject({ status: "SUCCEEDED", resolution: "found" });
     // The records left are UNKNOWN, leased to the pass until its lease passes, then due again.
     for (const key of report.left) {
-      expect(await store.get(key)).toMatchObject({ status: "UNKNOWN", deadlineEpochMs: clock.nowEpochMs() + 3_000 });
+      expect(await store.get(key)).toMatchObject({ status: "UNKNOWN", leaseUntilEpochMs: clock.nowEpochMs() + 3_000 });
     }
     clock.advance(3_001);
     const next = await sweepStale({ store, executor, limit: 10, budgetMs: 30_000, concurrency: 5 });

@@ -12,13 +12,14 @@ export interface BatchedClaim {
 
 const CLAIM_BATCH_TEXT = `WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, tenant text, key text, run_id text, step_id text, tool text,
-    args jsonb, identity jsonb, attempt int, deadline_at float8, compensation jsonb, created_at float8, updated_at float8,
+    args jsonb, identity jsonb, attempt int, lease_until_at float8, compensation jsonb, created_at float8, updated_at float8,
     trace_id text)
 ), ins AS (
-  INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status, attempt, deadline_at,
-    compensation, needs_human, reconcile_sweeps, version, created_at, updated_at, trace_id)
+  INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status, attempt, lease_until_at,
+    recheck_at, compensation, needs_human, reconcile_sweeps, version, created_at, updated_at, trace_id)
   SELECT tenant, key, run_id, step_id, tool, args, identity, 'PENDING', attempt,
-    timestamptz 'epoch' + deadline_at * interval '1 millisecond', compensation, false, 0, 1,
+    timestamptz 'epoch' + lease_until_at * interval '1 millisecond',
+    timestamptz 'epoch' + lease_until_at * interval '1 millisecond', compensation, false, 0, 1,
     LEAST(timestamptz 'epoch' + created_at * interval '1 millisecond', now()),
     timestamptz 'epoch' + updated_at * interval '1 millisecond', trace_id
   FROM input ORDER BY i
@@ -67,7 +68,7 @@ export function claimBatchSql(claims: readonly BatchedClaim[]): Statement {
     args: record.args,
     identity: record.identity,
     attempt: record.attempt,
-    deadline_at: timeParam(record.deadlineEpochMs, "deadlineEpochMs").getTime(),
+    lease_until_at: timeParam(record.leaseUntilEpochMs, "leaseUntilEpochMs").getTime(),
     compensation: record.compensation ?? null,
     created_at: timeParam(record.createdAtEpochMs, "createdAtEpochMs").getTime(),
     updated_at: timeParam(nowEpochMs, "nowEpochMs").getTime(),
@@ -82,7 +83,7 @@ export function claimBatchSql(claims: readonly BatchedClaim[]): Statement {
       data: e.data,
     })),
   );
-  return { name: "tristate_claim_batch_v1", text: CLAIM_BATCH_TEXT, values: [jsonParam(input), jsonParam(events)] };
+  return { name: "tristate_claim_batch_v2", text: CLAIM_BATCH_TEXT, values: [jsonParam(input), jsonParam(events)] };
 }
 
 /**
@@ -112,7 +113,9 @@ export function claimedRecord(claim: BatchedClaim, createdAt: Date): IntentRecor
     identity: record.identity,
     status: "PENDING",
     attempt: record.attempt,
-    deadlineEpochMs: record.deadlineEpochMs,
+    leaseUntilEpochMs: record.leaseUntilEpochMs,
+    // due for the sweeper when its lease ends
+    recheckAtEpochMs: record.leaseUntilEpochMs,
     result: undefined,
     error: null,
     compensation: record.compensation ?? null,

@@ -14,7 +14,7 @@ import {
  * separates SQL NULL (no result recorded) from JSON `null` (a real `null` result), which `pg`
  * would both hand back as `null`.
  */
-export const RECORD_COLUMNS = `tenant, key, run_id, step_id, tool, args, identity, status, attempt, deadline_at, result,
+export const RECORD_COLUMNS = `tenant, key, run_id, step_id, tool, args, identity, status, attempt, lease_until_at, recheck_at, result,
   (result IS NULL) AS no_result, error, compensation, resolution, needs_human, reconcile_sweeps, version,
   created_at, updated_at, finished_at, trace_id, sent_key, settles_at`;
 
@@ -29,7 +29,8 @@ export interface RecordRow {
   identity: Record<string, string>;
   status: IntentStatus;
   attempt: number;
-  deadline_at: Date;
+  lease_until_at: Date;
+  recheck_at: Date | null;
   result: JsonValue;
   no_result: boolean;
   error: IntentError | null;
@@ -62,7 +63,8 @@ export function toIntentRecord(row: RecordRow): IntentRecord {
     identity: row.identity,
     status: row.status,
     attempt: row.attempt,
-    deadlineEpochMs: row.deadline_at.getTime(),
+    leaseUntilEpochMs: row.lease_until_at.getTime(),
+    recheckAtEpochMs: row.recheck_at ? row.recheck_at.getTime() : null,
     result: row.no_result ? undefined : row.result,
     error: row.error,
     compensation: parseRecordedCompensation(row.compensation, row.key),

@@ -14,7 +14,7 @@ function newRecord(key: string) {
     args: { order_id: "A-1", amount: "10.00" },
     identity: { order_id: "A-1", amount: "10.00" },
     attempt: 1,
-    deadlineEpochMs: NOW + 60_000,
+    leaseUntilEpochMs: NOW + 60_000,
     compensation: null,
     createdAtEpochMs: NOW,
     traceId: null,

@@ -9,9 +9,9 @@ export interface Statement {
 }
 
 const CLAIM_TEXT = `WITH ins AS (
-  INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status, attempt, deadline_at,
-    compensation, needs_human, reconcile_sweeps, version, created_at, updated_at, trace_id)
-  VALUES ($14, $1, $2, $3, $4, $5::jsonb, $6::jsonb, 'PENDING', $7, $8, $9::jsonb, false, 0, 1, LEAST($10, now()), $11, $12)
+  INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status, attempt, lease_until_at,
+    recheck_at, compensation, needs_human, reconcile_sweeps, version, created_at, updated_at, trace_id)
+  VALUES ($14, $1, $2, $3, $4, $5::jsonb, $6::jsonb, 'PENDING', $7, $8, $8, $9::jsonb, false, 0, 1, LEAST($10, now()), $11, $12)
   ON CONFLICT DO NOTHING
   RETURNING ${RECORD_COLUMNS}
 ), ev AS (
@@ -27,7 +27,8 @@ WHERE tenant = $14 AND (key = $1 OR (run_id = $2 AND step_id = $3 AND tool = $4)
  * without a target covers both unique constraints), with the events only when it inserted, and
  * otherwise the existing record. `created_at` is the earlier of the caller's time and the database's
  * (rule 9): an identity probe counts effects since it, so a replica whose clock runs ahead must not
- * move it past an effect. Rows: `claimed` + {@link RECORD_COLUMNS}. Zero rows when the winner
+ * move it past an effect. The record is due for the sweeper when its lease ends (`recheck_at` = the
+ * lease). Rows: `claimed` + {@link RECORD_COLUMNS}. Zero rows when the winner
  * committed after this statement's snapshot: read again with {@link existingSql}.
  */
 export function claimSql(
@@ -37,7 +38,7 @@ export function claimSql(
   nowEpochMs: number,
 ): Statement {
   return {
-    name: "tristate_claim_v3",
+    name: "tristate_claim_v4",
     text: CLAIM_TEXT,
     values: [
       record.key,
@@ -47,7 +48,7 @@ export function claimSql(
       jsonParam(record.args),
       jsonParam(record.identity),
       record.attempt,
-      timeParam(record.deadlineEpochMs, "deadlineEpochMs"),
+      timeParam(record.leaseUntilEpochMs, "leaseUntilEpochMs"),
       record.compensation == null ? null : jsonParam(record.compensation),
       timeParam(record.createdAtEpochMs, "createdAtEpochMs"),
       timeParam(nowEpochMs, "nowEpochMs"),
@@ -109,10 +110,15 @@ export type PatchKey = keyof IntentPatch;
 export const PATCH_COLUMNS: Record<PatchKey, { column: string; cast: string; param: (v: never) => unknown }> = {
   status: { column: "status", cast: '::"IntentStatus"', param: (v: string) => v },
   attempt: { column: "attempt", cast: "::int", param: (v: number) => v },
-  deadlineEpochMs: {
-    column: "deadline_at",
+  leaseUntilEpochMs: {
+    column: "lease_until_at",
     cast: "::timestamptz",
-    param: (v: number) => timeParam(v, "deadlineEpochMs"),
+    param: (v: number) => timeParam(v, "leaseUntilEpochMs"),
+  },
+  recheckAtEpochMs: {
+    column: "recheck_at",
+    cast: "::timestamptz",
+    param: (v: number | null) => (v == null ? null : timeParam(v, "recheckAtEpochMs")),
   },
   // `result: undefined` clears the result (SQL NULL), as MemoryIntentStore does when the key is present.
   result: { column: "result", cast: "::jsonb", param: jsonParam },
@@ -144,7 +150,7 @@ export const PATCH_COLUMNS: Record<PatchKey, { column: string; cast: string; par
  * Compare-and-set in one statement: applies the patch where `version = expectedVersion`, bumps the
  * version, and inserts the events only when the row was updated. No row back: version mismatch.
  * Fields present with value `undefined` are left unchanged, except `result` (cleared).
- * With `onlyIfLeaseExpired` it applies only while `deadline_at < now()`: the lease is judged by the
+ * With `onlyIfLeaseExpired` it applies only while `lease_until_at < now()`: the lease is judged by the
  * database's clock, never the caller's (rule 9).
  * With `durable: false` the statement sets `synchronous_commit = off` for its own transaction
  * (`set_config(…, true)`, i.e. `SET LOCAL`), so its commit does not wait for the WAL flush; it runs
@@ -176,11 +182,11 @@ export function updateSql(
   const lease = options.onlyIfLeaseExpired === true;
   return {
     // One prepared statement per combination of patched fields (a handful in practice) and options.
-    name: `tristate_update_v3_${used.toString(36)}${durable ? "" : "_async"}${lease ? "_lease" : ""}`,
+    name: `tristate_update_v4_${used.toString(36)}${durable ? "" : "_async"}${lease ? "_lease" : ""}`,
     // The filter holds for the updated row, so set_config runs in every transaction that writes.
     text: `WITH upd AS (
   UPDATE intent_records SET ${sets.join(", ")}
-  WHERE tenant = $5 AND key = $1 AND version = $2${lease ? " AND deadline_at < now()" : ""}${durable ? "" : " AND set_config('synchronous_commit', 'off', true) = 'off'"}
+  WHERE tenant = $5 AND key = $1 AND version = $2${lease ? " AND lease_until_at < now()" : ""}${durable ? "" : " AND set_config('synchronous_commit', 'off', true) = 'off'"}
   RETURNING ${RECORD_COLUMNS}
 ), ev AS (
   ${insertEventsSql("$4", "$5", "upd")}
@@ -191,41 +197,46 @@ SELECT * FROM upd`,
 }
 
 /**
- * Takes due records in one statement: locks up to `limit` PENDING/UNKNOWN (not in the human queue)
- * records past their deadline, oldest deadline first, skipping rows other sweepers hold; moves them to
- * UNKNOWN with the new lease and appends `lease_expired` (was PENDING) or `sweep` events. A PENDING
- * record's settle window is pushed to start no earlier than `nowEpochMs` (the store's clock).
+ * Takes due records in one statement: locks up to `limit` PENDING/UNKNOWN records whose re-check time
+ * has passed and whose lease has too, oldest re-check first, skipping rows other sweepers hold (one
+ * range of the `live_recheck` partial index, the lease compared in the index; a record without a
+ * re-check is never in the range); moves them to UNKNOWN with the new lease — their re-check left as
+ * it is — and appends `lease_expired` (was PENDING) or `sweep` events. A PENDING record's settle
+ * window is pushed to start no earlier than `nowEpochMs` (the store's clock).
  */
 export function claimStaleSql(
   tenant: string,
   options: { nowEpochMs: number; limit: number; leaseUntilEpochMs: number },
 ): Statement {
   return {
-    name: "tristate_claim_stale_v5",
+    name: "tristate_claim_stale_v6",
     text: `WITH due AS (
-  SELECT key, status AS prev_status, deadline_at AS prev_deadline FROM intent_records
-  WHERE tenant = $4 AND status IN ('PENDING', 'UNKNOWN') AND deadline_at < $1
-  ORDER BY deadline_at, key
+  SELECT key, status AS prev_status, lease_until_at AS prev_lease, GREATEST(recheck_at, lease_until_at) AS prev_deadline,
+    recheck_at AS prev_recheck
+  FROM intent_records
+  WHERE tenant = $4 AND status IN ('PENDING', 'UNKNOWN') AND recheck_at < $1 AND lease_until_at < $1
+  ORDER BY recheck_at, key
   LIMIT $2
   FOR UPDATE SKIP LOCKED
 ), upd AS (
-  UPDATE intent_records r SET status = 'UNKNOWN', deadline_at = $3, version = r.version + 1, updated_at = $1,
+  UPDATE intent_records r SET status = 'UNKNOWN', lease_until_at = $3, version = r.version + 1, updated_at = $1,
     -- a PENDING record's settle window (its lease + timeout + settle) restarts no earlier than now (rule 5b)
     settles_at = CASE WHEN due.prev_status = 'PENDING' AND r.settles_at IS NOT NULL
-      THEN GREATEST(r.settles_at, $1 + (r.settles_at - due.prev_deadline)) ELSE r.settles_at END
+      THEN GREATEST(r.settles_at, $1 + (r.settles_at - due.prev_lease)) ELSE r.settles_at END
   FROM due WHERE r.tenant = $4 AND r.key = due.key
     -- implied by the join; keeps the plan on the primary key whatever the statistics say (a generic
     -- plan built on stale ones once joined a scan of the whole table to each taken row)
     AND r.key = ANY (ARRAY(SELECT key FROM due))
-  RETURNING ${RECORD_COLUMNS.replace(/\b(tenant|key|status|version|deadline_at)\b/g, "r.$1")}, due.prev_status, due.prev_deadline
+  RETURNING ${RECORD_COLUMNS.replace(/\b(tenant|key|status|version|lease_until_at|recheck_at)\b/g, "r.$1")}, due.prev_status,
+    due.prev_deadline, due.prev_recheck
 ), ev AS (
   INSERT INTO intent_events (tenant, key, type, at, data)
   SELECT tenant, key, (CASE WHEN prev_status = 'PENDING' THEN 'lease_expired' ELSE 'sweep' END)::"IntentEventType", $1,
     jsonb_build_object('previousStatus', prev_status,
       'previousDeadlineEpochMs', round(extract(epoch FROM prev_deadline) * 1000)::bigint)
-  FROM upd ORDER BY prev_deadline, key
+  FROM upd ORDER BY prev_recheck, key
 )
-SELECT * FROM upd ORDER BY prev_deadline, key`,
+SELECT * FROM upd ORDER BY prev_recheck, key`,
     values: [
       timeParam(options.nowEpochMs, "nowEpochMs"),
       options.limit,

@@ -14,7 +14,7 @@ const record = {
   args: { order_id: "A-1" },
   identity: { order_id: "A-1" },
   attempt: 1,
-  deadlineEpochMs: NOW + 5_000,
+  leaseUntilEpochMs: NOW + 5_000,
   compensation: null,
   createdAtEpochMs: NOW,
   traceId: null,

@@ -32,7 +32,7 @@ describe("PrismaOperatorStore on PostgreSQL: change + events + audit in one tran
         args: { order_id: "A-1", amount: "1.00" },
         identity: { order_id: "A-1", amount: "1.00" },
         attempt: 1,
-        deadlineEpochMs: now + 1000,
+        leaseUntilEpochMs: now + 1000,
         compensation: null,
         createdAtEpochMs: now,
         traceId: null,

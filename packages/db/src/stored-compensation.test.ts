@@ -30,7 +30,7 @@ describe("the stored compensation is parsed on read (issue 19 §1)", () => {
       args: { hotel_id: "H-1" },
       identity: { hotel_id: "H-1" },
       attempt: 1,
-      deadlineEpochMs: now + 60_000,
+      leaseUntilEpochMs: now + 60_000,
       compensation: { tool: "cancel_hotel", kind: "compensation", args: null },
       createdAtEpochMs: now,
       traceId: null,

@@ -47,7 +47,7 @@ function column(f: PatchKey, i: number): { decl: string; expr: string } {
 /**
  * Several compare-and-sets of one shape ({@link updateShape}) in one statement and one commit. Each
  * row applies its patch only where its own `version` still matches (and, with the lease condition,
- * only while `deadline_at < now()`), bumps the version and inserts its events only when it updated —
+ * only while `lease_until_at < now()`), bumps the version and inserts its events only when it updated —
  * exactly `updateSql`'s semantics per row. The batch must not hold two writes of one record (a row
  * is updated once per statement). Rows: `i` (the write's index) + {@link RECORD_COLUMNS} of each
  * updated record; a write with no row lost its compare-and-set.
@@ -82,11 +82,11 @@ export function updateBatchSql(updates: readonly BatchedUpdate[]): Statement {
     "version = r.version + 1",
     "updated_at = timestamptz 'epoch' + x.now_ms * interval '1 millisecond'",
   ];
-  const lease = first.onlyIfLeaseExpired ? " AND r.deadline_at < now()" : "";
+  const lease = first.onlyIfLeaseExpired ? " AND r.lease_until_at < now()" : "";
   const async = first.durable ? "" : " AND set_config('synchronous_commit', 'off', true) = 'off'";
   const returning = RECORD_COLUMNS.replace(/\b(tenant|key|version)\b/g, "r.$1");
   return {
-    name: `tristate_update_batch_v1_${updateShape(first)}`,
+    name: `tristate_update_batch_v2_${updateShape(first)}`,
     text: `WITH x AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, tenant text, key text, version int, now_ms float8, events jsonb${cols.map((c) => `, ${c.decl}`).join("")})
 ), upd AS (

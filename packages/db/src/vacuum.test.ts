@@ -21,7 +21,7 @@ it("embedded (no autovacuum): the dead rows outcome writes leave are vacuumed on
         args: { order_id: `A-${i}` },
         identity: { order_id: `A-${i}` },
         attempt: 1,
-        deadlineEpochMs: NOW + 5_000,
+        leaseUntilEpochMs: NOW + 5_000,
         compensation: null,
         createdAtEpochMs: NOW,
         traceId: null,

@@ -25,7 +25,7 @@ function newRecord(overrides: Partial<NewIntentRecord> = {}): NewIntentRecord {
     args: { order_id: "a-1", amount: "10.00", note: ["x", null, 1.5, true] },
     identity: { order_id: "A-1", amount: "10.00" },
     attempt: 1,
-    deadlineEpochMs: NOW + 5_000,
+    leaseUntilEpochMs: NOW + 5_000,
     compensation: { tool: "charge", kind: "compensation", args: { order_id: "A-1" } },
     createdAtEpochMs: NOW,
     traceId: "0af7651916cd43dd8448eb211c80319c",
@@ -77,6 +77,7 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
         reconcileSweeps: 0,
         updatedAtEpochMs: NOW + 1,
         finishedAtEpochMs: null,
+        recheckAtEpochMs: rec.leaseUntilEpochMs,
         sentKey: null,
         settlesAtEpochMs: null,
       };
@@ -136,7 +137,8 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
       const patch = {
         status: "UNKNOWN",
         attempt: 3,
-        deadlineEpochMs: NOW + 99_000,
+        leaseUntilEpochMs: NOW + 99_000,
+        recheckAtEpochMs: NOW + 98_000,
         error: { code: "READ_TIMEOUT", message: "no answer", httpStatus: 504 },
         compensation: null,
         resolution: "human_resent",
@@ -206,25 +208,25 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
     });
 
     it("claimStale takes due PENDING and UNKNOWN records (human-queue ones when their re-check is due), oldest deadline first, and leases them", async () => {
-      const pendingLate = await claimNew({ deadlineEpochMs: NOW - 1_000 });
-      const pendingOld = await claimNew({ deadlineEpochMs: NOW - 5_000 });
-      const unknownDue = await claimNew({ deadlineEpochMs: NOW - 3_000 });
+      const pendingLate = await claimNew({ leaseUntilEpochMs: NOW - 1_000 });
+      const pendingOld = await claimNew({ leaseUntilEpochMs: NOW - 5_000 });
+      const unknownDue = await claimNew({ leaseUntilEpochMs: NOW - 3_000 });
       await store.update(unknownDue.key, 1, { status: "UNKNOWN" }, [], NOW - 3_000);
-      const human = await claimNew({ deadlineEpochMs: NOW - 9_000 });
-      // In the human queue, its deadline is the next re-check time: not due yet.
+      const human = await claimNew({ leaseUntilEpochMs: NOW - 9_000 });
+      // In the human queue, due at its next re-check time: not due yet.
       await store.update(
         human.key,
         1,
-        { status: "UNKNOWN", needsHuman: true, deadlineEpochMs: NOW + 300_000 },
+        { status: "UNKNOWN", needsHuman: true, recheckAtEpochMs: NOW + 300_000 },
         [],
         NOW,
       );
-      const done = await claimNew({ deadlineEpochMs: NOW - 9_000 });
+      const done = await claimNew({ leaseUntilEpochMs: NOW - 9_000 });
       await store.update(done.key, 1, { status: "SUCCEEDED", result: null }, [], NOW);
-      const failed = await claimNew({ deadlineEpochMs: NOW - 9_000 });
+      const failed = await claimNew({ leaseUntilEpochMs: NOW - 9_000 });
       await store.update(failed.key, 1, { status: "FAILED_NO_EFFECT" }, [], NOW);
-      const inFlight = await claimNew({ deadlineEpochMs: NOW + 1_000 }); // in flight: its lease has not passed
-      const edge = await claimNew({ deadlineEpochMs: NOW }); // due only strictly after its deadline
+      const inFlight = await claimNew({ leaseUntilEpochMs: NOW + 1_000 }); // in flight: its lease has not passed
+      const edge = await claimNew({ leaseUntilEpochMs: NOW }); // due only strictly after its deadline
 
       const lease = NOW + 60_000;
       const first = await store.claimStale({ nowEpochMs: NOW, limit: 2, leaseUntilEpochMs: lease });
@@ -232,14 +234,14 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
       expect(first[0]).toStrictEqual({
         ...pendingOld,
         status: "UNKNOWN",
-        deadlineEpochMs: lease,
+        leaseUntilEpochMs: lease,
         version: 2,
         updatedAtEpochMs: NOW,
         previousStatus: "PENDING",
       });
       expect(first[1]).toMatchObject({
         status: "UNKNOWN",
-        deadlineEpochMs: lease,
+        leaseUntilEpochMs: lease,
         version: 3,
         previousStatus: "UNKNOWN",
       });
@@ -278,6 +280,49 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
       expect((await events(pendingOld.key)).at(-1)!.type).toBe("sweep");
     });
 
+    it("claimStale leases a queued record due for its re-check and leaves its re-check time as it was", async () => {
+      const queued = await claimNew({ leaseUntilEpochMs: NOW - 9_000 });
+      await store.update(
+        queued.key,
+        1,
+        { status: "UNKNOWN", needsHuman: true, recheckAtEpochMs: NOW - 1_000 },
+        [],
+        NOW - 9_000,
+      );
+      const lease = NOW + 60_000;
+      const taken = await store.claimStale({ nowEpochMs: NOW, limit: 10, leaseUntilEpochMs: lease });
+      expect(taken.map((r) => r.key)).toStrictEqual([queued.key]);
+      expect(taken[0]).toMatchObject({
+        status: "UNKNOWN",
+        needsHuman: true,
+        leaseUntilEpochMs: lease,
+        recheckAtEpochMs: NOW - 1_000,
+      });
+      expect(await store.get(queued.key)).toMatchObject({ leaseUntilEpochMs: lease, recheckAtEpochMs: NOW - 1_000 });
+      // Held by the lease meanwhile; due again once it passes.
+      expect(await store.claimStale({ nowEpochMs: NOW + 1, limit: 10, leaseUntilEpochMs: lease })).toStrictEqual([]);
+      const again = await store.claimStale({ nowEpochMs: lease + 1, limit: 10, leaseUntilEpochMs: lease + 60_000 });
+      expect(again.map((r) => r.key)).toStrictEqual([queued.key]);
+      expect(again[0]).toMatchObject({ leaseUntilEpochMs: lease + 60_000, recheckAtEpochMs: NOW - 1_000 });
+    });
+
+    it("claimStale never takes a record waiting only for a person (no re-check time), however late", async () => {
+      const personOnly = await claimNew({ leaseUntilEpochMs: NOW - 9_000 });
+      await store.update(
+        personOnly.key,
+        1,
+        { status: "UNKNOWN", needsHuman: true, recheckAtEpochMs: null },
+        [],
+        NOW - 9_000,
+      );
+      for (const nowEpochMs of [NOW, NOW + 1e12]) {
+        expect(await store.claimStale({ nowEpochMs, limit: 10, leaseUntilEpochMs: nowEpochMs + 60_000 })).toStrictEqual(
+          [],
+        );
+      }
+      expect(await store.get(personOnly.key)).toMatchObject({ status: "UNKNOWN", version: 2, recheckAtEpochMs: null });
+    });
+
     it("update writes the new attempt's arguments, its wire key and the settle time", async () => {
       const rec = await claimNew();
       const patch = { args: { order_id: "B-2", card: "visa" }, sentKey: hex32(), settlesAtEpochMs: NOW + 7_000 };
@@ -289,14 +334,14 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
 
     it("onlyIfLeaseExpired: a lease is judged by the store's clock, not the writer's (rule 9)", async () => {
       const clockNow = store.clockEpochMs ? await store.clockEpochMs() : NOW;
-      const live = await claimNew({ deadlineEpochMs: clockNow + 600_000 });
+      const live = await claimNew({ leaseUntilEpochMs: clockNow + 600_000 });
       // A writer whose clock runs an hour ahead must not take a live lease.
       const ahead = clockNow + 3_600_000;
       expect(
         await store.update(live.key, 1, { status: "UNKNOWN" }, [], ahead, { onlyIfLeaseExpired: true }),
       ).toBeNull();
       expect((await store.get(live.key))!.status).toBe("PENDING");
-      const expired = await claimNew({ deadlineEpochMs: clockNow - 1_000 });
+      const expired = await claimNew({ leaseUntilEpochMs: clockNow - 1_000 });
       const taken = await store.update(expired.key, 1, { status: "UNKNOWN" }, [], clockNow, {
         onlyIfLeaseExpired: true,
       });
@@ -318,7 +363,7 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
 
     it("concurrent claimStale calls never return the same record", async () => {
       const keys: string[] = [];
-      for (let i = 0; i < 30; i++) keys.push((await claimNew({ deadlineEpochMs: NOW - 10_000 + i })).key);
+      for (let i = 0; i < 30; i++) keys.push((await claimNew({ leaseUntilEpochMs: NOW - 10_000 + i })).key);
       const batches = await Promise.all(
         Array.from({ length: 4 }, () =>
           store.claimStale({ nowEpochMs: NOW, limit: 10, leaseUntilEpochMs: NOW + 60_000 }),

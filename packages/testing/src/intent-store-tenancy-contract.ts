@@ -27,7 +27,7 @@ export function describeTenancyContract(stores: () => IntentStore): void {
       args: { order_id: "A-1" },
       identity: { order_id: "A-1" },
       attempt: 1,
-      deadlineEpochMs: NOW - 1,
+      leaseUntilEpochMs: NOW - 1,
       compensation: null,
       createdAtEpochMs: NOW - 10,
       traceId: null,

@@ -43,7 +43,14 @@ export const intentSummarySchema = z.object({
   identity: z.record(z.string(), z.string()),
   status: z.enum(INTENT_STATUSES),
   attempt: z.number().int(),
-  /** Epoch ms. */
+  /** Epoch ms: until when the call or sweeper that took the record owns it (its lease). */
+  leaseUntilEpochMs: z.number(),
+  /** Epoch ms: when the sweeper next takes the record once its lease has passed; null: only a person settles it. */
+  recheckAtEpochMs: z.number().nullable(),
+  /**
+   * @deprecated Read `leaseUntilEpochMs` and `recheckAtEpochMs`. Epoch ms: when the record is next due
+   * (the later of its lease and its re-check); its lease when only a person settles it (`legacyDeadline`).
+   */
   deadlineEpochMs: z.number(),
   error: intentErrorSchema.nullable(),
   /** What an abort runs for the effect, when the tool declares it (`RecordedCompensation` of `@tristate/core`). */

@@ -106,7 +106,7 @@ async function resendOutcome(rt: Runtime, audit: AuditEntry): Promise<IntentReco
     const current = await rt.store.get(audit.key);
     if (!current) return audit.after;
     const now = rt.clock.nowEpochMs();
-    if (current.version !== audit.after.version || current.deadlineEpochMs <= now) return current;
-    await rt.clock.sleep(Math.min(50, current.deadlineEpochMs - now));
+    if (current.version !== audit.after.version || current.leaseUntilEpochMs <= now) return current;
+    await rt.clock.sleep(Math.min(50, current.leaseUntilEpochMs - now));
   }
 }

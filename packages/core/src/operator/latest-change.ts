@@ -89,7 +89,7 @@ function executorNote(record: IntentRecord): string {
     case "FAILED_NO_EFFECT":
       return `the call failed without effect (${record.error?.code ?? "no code"})`;
     case "PENDING":
-      return `a call took it (attempt ${record.attempt}, lease until ${new Date(record.deadlineEpochMs).toISOString()})`;
+      return `a call took it (attempt ${record.attempt}, lease until ${new Date(record.leaseUntilEpochMs).toISOString()})`;
     case "UNKNOWN":
       return `reconciliation is working on it (${record.error?.code ?? "no evidence yet"})`;
   }

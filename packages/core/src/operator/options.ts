@@ -10,7 +10,7 @@ import { toolKindPolicy } from "../tool-kind-policy.ts";
  * @param nowEpochMs - epoch ms.
  */
 export function waitingForHuman(record: IntentRecord, nowEpochMs: number): boolean {
-  return record.status === "UNKNOWN" || (record.status === "PENDING" && record.deadlineEpochMs <= nowEpochMs);
+  return record.status === "UNKNOWN" || (record.status === "PENDING" && record.leaseUntilEpochMs <= nowEpochMs);
 }
 
 /** What an operator may do with a record now, for queues and for checks. */
@@ -56,8 +56,8 @@ export function operatorOptions(record: IntentRecord, tool: AnyTool | undefined,
 /** The record's state in words, e.g. `SUCCEEDED (found)` or `PENDING (in flight until 2026-…)`. */
 export function stateName(record: IntentRecord, nowEpochMs: number): string {
   if (record.status === "PENDING") {
-    return record.deadlineEpochMs > nowEpochMs
-      ? `PENDING (a call is in flight until ${new Date(record.deadlineEpochMs).toISOString()})`
+    return record.leaseUntilEpochMs > nowEpochMs
+      ? `PENDING (a call is in flight until ${new Date(record.leaseUntilEpochMs).toISOString()})`
       : "PENDING (past its lease)";
   }
   const parts = [record.resolution, record.needsHuman ? "needs_human" : null].filter(Boolean).join(", ");

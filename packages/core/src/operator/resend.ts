@@ -2,7 +2,7 @@ import { Deadline } from "../deadline.ts";
 import type { Envelope } from "../envelope.ts";
 import { isDeadlineExceededError } from "../errors.ts";
 import type { IntentPatch, IntentRecord, OperatorStore } from "../intent-store.ts";
-import { settlesAtForSend } from "../lease.ts";
+import { leasedUntil, settlesAtForSend } from "../lease.ts";
 import { envelopeFor } from "../record-envelope.ts";
 import type { Runtime } from "../runtime.ts";
 import { sendOnce } from "../send.ts";
@@ -54,7 +54,7 @@ export async function resendAsOperator(
   const patch: IntentPatch = {
     status: "PENDING",
     attempt: record.attempt + 1,
-    deadlineEpochMs: deadline.epochMs,
+    ...leasedUntil(deadline.epochMs),
     error: null,
     resolution: null,
     needsHuman: false,

@@ -47,13 +47,15 @@ WITH g AS (
       'human_confirmed_no_effect'])[1 + i % 5] END AS resolution
   FROM g
 ), ins AS (
-INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status, attempt, deadline_at,
+INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status, attempt, lease_until_at, recheck_at,
   result, error, compensation, resolution, needs_human, reconcile_sweeps, version, created_at, updated_at,
   finished_at, trace_id, ever_unknown)
 SELECT tenant, md5(tenant || ':' || i), 'run-' || (i / 5), 'step-' || (i % 5), 'tool_' || lpad(tool_no::text, 2, '0'),
   jsonb_build_object('order_id', 'A-' || i, 'amount', '10.00'), jsonb_build_object('order_id', 'A-' || i),
   status::"IntentStatus", 1,
-  CASE WHEN h >= 995 AND h < 998 THEN created_at + interval '100 years' ELSE created_at + interval '30 seconds' END,
+  created_at + interval '30 seconds',
+  -- PENDING: due when its lease ends; the UNKNOWNs wait for a person only (no re-check)
+  CASE WHEN status = 'PENDING' THEN created_at + interval '30 seconds' END,
   CASE WHEN status = 'SUCCEEDED' THEN '{"ok": true}'::jsonb END,
   CASE WHEN status = 'FAILED_NO_EFFECT' THEN '{"code": "REJECTED", "message": "declined"}'::jsonb END,
   CASE WHEN status = 'SUCCEEDED' AND abs(hashint8(i * 3)) % 1000 = 0

@@ -23,9 +23,9 @@ const UNDO_ISSUE_14 = `
   DROP TRIGGER intent_records_rollup_dirty ON intent_records;
   DROP TRIGGER intent_records_compensation_dirty_insert ON intent_records;
   DROP TRIGGER intent_records_compensation_dirty_update ON intent_records;
-  DROP INDEX intent_records_created_idx, intent_records_live_deadline_idx, intent_records_live_created_idx,
+  DROP INDEX intent_records_created_idx, intent_records_live_recheck_idx, intent_records_live_created_idx,
     intent_records_needs_human_idx, intent_records_resolved_idx;
-  CREATE INDEX intent_records_status_deadline_idx ON intent_records (tenant, status, deadline_at);`;
+  CREATE INDEX intent_records_status_deadline_idx ON intent_records (tenant, status, lease_until_at);`;
 
 async function main(): Promise<void> {
   const i = process.argv.indexOf("--calls");

@@ -29,7 +29,7 @@ async function main(n: number): Promise<void> {
         args: { order_id: `A-${i}`, amount: "10.00" },
         identity: { order_id: `A-${i}`, amount: "10.00" },
         attempt: 1,
-        deadlineEpochMs: now + 5_000,
+        leaseUntilEpochMs: now + 5_000,
         compensation: null,
         createdAtEpochMs: now,
         traceId: null,

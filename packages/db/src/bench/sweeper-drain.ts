@@ -61,11 +61,11 @@ export function foundTool(): AnyTool {
  */
 export async function seedStale(pool: pg.Pool, runId: string, n: number, tenant = "default"): Promise<void> {
   await pool.query(
-    `INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status, attempt, deadline_at,
-       needs_human, reconcile_sweeps, version, created_at, updated_at)
+    `INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status, attempt, lease_until_at,
+       recheck_at, needs_human, reconcile_sweeps, version, created_at, updated_at)
      SELECT $1, $2 || '-' || g, $2, 's-' || g, 'create_charge', jsonb_build_object('order_id', 'A-' || g, 'amount', 10),
        jsonb_build_object('order_id', 'A-' || g, 'amount', '10.00'), 'PENDING', 1, now() - interval '1 minute',
-       false, 0, 1, now() - interval '2 minutes', now() - interval '2 minutes'
+       now() - interval '1 minute', false, 0, 1, now() - interval '2 minutes', now() - interval '2 minutes'
      FROM generate_series(1, $3::int) g`,
     [tenant, runId, n],
   );

@@ -50,7 +50,8 @@ export interface PrismaRecordRow {
   identity: unknown;
   status: string;
   attempt: number;
-  deadline: Date;
+  leaseUntil: Date;
+  recheckAt: Date | null;
   error: unknown;
   compensation: unknown;
   resolution: string | null;
@@ -76,7 +77,8 @@ export const SUMMARY_SELECT = {
   identity: true,
   status: true,
   attempt: true,
-  deadline: true,
+  leaseUntil: true,
+  recheckAt: true,
   error: true,
   compensation: true,
   resolution: true,
@@ -96,7 +98,7 @@ export const SUMMARY_SELECT = {
  * the typed client names them, so {@link toIntentSummary} converts the rows.
  */
 export const SUMMARY_COLUMNS_SQL = `tenant, key, run_id AS "runId", step_id AS "stepId", tool, args, identity,
-  status::text AS status, attempt, deadline_at AS deadline, error, compensation, resolution::text AS resolution,
+  status::text AS status, attempt, lease_until_at AS "leaseUntil", recheck_at AS "recheckAt", error, compensation, resolution::text AS resolution,
   needs_human AS "needsHuman", reconcile_sweeps AS "reconcileSweeps", version, created_at AS "createdAt",
   updated_at AS "updatedAt", finished_at AS "finishedAt", trace_id AS "traceId", sent_key AS "sentKey",
   settles_at AS "settlesAt"`;
@@ -117,7 +119,8 @@ export function toIntentSummary(row: PrismaRecordRow, redact?: ArgsRedactor): In
     identity: row.identity as Record<string, string>,
     status: row.status as IntentStatus,
     attempt: row.attempt,
-    deadlineEpochMs: row.deadline.getTime(),
+    leaseUntilEpochMs: row.leaseUntil.getTime(),
+    recheckAtEpochMs: row.recheckAt ? row.recheckAt.getTime() : null,
     error: (row.error ?? null) as IntentError | null,
     compensation: parseRecordedCompensation(row.compensation, row.key),
     resolution: row.resolution as StoredResolution | null,

@@ -45,19 +45,22 @@ export async function listStale(
   options: { redact?: ArgsRedactor } & TenantScope = {},
 ): Promise<StaleList> {
   const { nowEpochMs, limit } = parseQueryInput(listStaleInput, input);
-  // `status = 'PENDING'` as a literal: the planner proves the live-deadline partial index's predicate.
+  // `status = 'PENDING'` as a literal: the planner proves the live-recheck partial index's predicate.
+  // Past its lease = due for the sweeper: a PENDING record's re-check is its lease end, so the range
+  // on `recheck_at` is the index's, and the lease is compared in it.
+  const now = new Date(nowEpochMs);
   const where = Prisma.sql`${options.tenant !== undefined ? Prisma.sql`tenant = ${options.tenant} AND` : Prisma.empty}
-    status = 'PENDING' AND deadline_at < ${new Date(nowEpochMs)}::timestamptz`;
+    status = 'PENDING' AND recheck_at < ${now}::timestamptz AND lease_until_at < ${now}::timestamptz`;
   const [rows, counted] = await Promise.all([
     prisma.$queryRaw<PrismaRecordRow[]>(Prisma.sql`SELECT ${Prisma.raw(SUMMARY_COLUMNS_SQL)} FROM intent_records
-      WHERE ${where} ORDER BY deadline_at, key LIMIT ${limit}::int`),
+      WHERE ${where} ORDER BY recheck_at, key LIMIT ${limit}::int`),
     prisma.$queryRaw<{ n: number }[]>(Prisma.sql`SELECT count(*)::int AS n FROM intent_records WHERE ${where}`),
   ]);
   const total = counted[0]?.n ?? 0;
   return {
     items: rows.map((row) => {
       const summary = toIntentSummary(row, options.redact);
-      return { ...summary, agePastDeadlineMs: nowEpochMs - summary.deadlineEpochMs };
+      return { ...summary, agePastDeadlineMs: nowEpochMs - summary.leaseUntilEpochMs };
     }),
     total,
   };

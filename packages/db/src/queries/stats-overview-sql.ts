@@ -177,16 +177,17 @@ export function exactLatencySql(tenants: string[], segments: SliceSegment[]): Pr
 }
 
 /**
- * Stale PENDING per tool (deadline before `nowMs`, whatever the window): an index-only scan of the
- * live-deadline partial index (`status = 'PENDING'` implies its predicate). No redundant
+ * Stale PENDING per tool (lease before `nowMs`, whatever the window): an index-only scan of the
+ * live-recheck partial index (`status = 'PENDING'` implies its predicate; a PENDING record's re-check
+ * is its lease end, so `recheck_at` bounds the range and the lease is compared in the index). No redundant
  * `status IN ('PENDING', 'UNKNOWN')`: the planner multiplied the two selectivities, expected 133 of the
  * 20,000 stale rows at 10 M records and sorted them by tool (13 ms) instead of hashing (EXPLAIN).
  */
 export function staleSql(tenants: string[], nowMs: number): Prisma.Sql {
   return Prisma.sql`
-    SELECT tool, count(*)::int AS n, min(deadline_at) AS oldest FROM intent_records
+    SELECT tool, count(*)::int AS n, min(lease_until_at) AS oldest FROM intent_records
     WHERE tenant = ANY(${tenants}::text[]) AND status = 'PENDING'
-      AND deadline_at < ${new Date(nowMs)}::timestamptz
+      AND recheck_at < ${new Date(nowMs)}::timestamptz AND lease_until_at < ${new Date(nowMs)}::timestamptz
     GROUP BY tool`;
 }
 

@@ -20,7 +20,7 @@ export interface ArchiveResult {
   more: boolean;
 }
 
-const RECORD_COLUMNS = `tenant, key, run_id, step_id, tool, args, identity, status, attempt, deadline_at, result, error,
+const RECORD_COLUMNS = `tenant, key, run_id, step_id, tool, args, identity, status, attempt, lease_until_at, recheck_at, result, error,
   compensation, resolution, needs_human, reconcile_sweeps, version, created_at, updated_at, finished_at, trace_id,
   sent_key, settles_at, ever_unknown`;
 

@@ -13,7 +13,7 @@
  * - B11: a late 201 after an operator's confirm_no_effect of the same attempt settles SUCCEEDED.
  */
 import { randomUUID } from "node:crypto";
-import { type AnyTool, Deadline, type Executor, shownRecord, sweepStale } from "@tristate/core";
+import { type AnyTool, Deadline, type Executor, legacyDeadline, shownRecord, sweepStale } from "@tristate/core";
 import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PrismaOperatorStore } from "../../src/operator-store.ts";
@@ -65,7 +65,7 @@ describe("attack regressions: replicas' clocks (real PostgreSQL)", () => {
       const record = await mustGet(store, key);
       if (record.status !== "UNKNOWN" && record.status !== "PENDING") return;
       if (record.needsHuman) return;
-      await sleepPast(Math.min(record.deadlineEpochMs, Date.now() + 2500));
+      await sleepPast(Math.min(legacyDeadline(record), Date.now() + 2500));
       await sweepKey(store, ex, key);
     }
   }
@@ -137,7 +137,7 @@ describe("attack regressions: replicas' clocks (real PostgreSQL)", () => {
         const key = correct.keyFor(input);
         remote.fault({ commit: false, answer: "hang" });
         expect(await correct.call({ ...input, deadline: Deadline.after(1000) })).toMatchObject({ status: "UNKNOWN" });
-        await sleepPast((await mustGet(store, key)).deadlineEpochMs); // the original's window passed: absent is proof
+        await sleepPast(legacyDeadline(await mustGet(store, key))); // the original's window passed: absent is proof
 
         remote.fault({ commitDelayMs: 1500 }); // the resend is applied after the client's timeout
         const sentAt = await store.clockEpochMs();

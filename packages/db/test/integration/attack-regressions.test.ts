@@ -24,6 +24,7 @@ import {
   defineTool,
   type Executor,
   isRejectedError,
+  legacyDeadline,
   refusedUnderKey,
   shownRecord,
 } from "@tristate/core";
@@ -175,7 +176,7 @@ describe("attack regressions: evidence and the human queue (real PostgreSQL)", (
     it("the sweeper's re-check after humanRecheckMs: stays UNKNOWN in the human queue; 1 refund", async () => {
       const { remote, ex, key, first } = await refusedResend();
       await expectResendRefused(first);
-      await sleepPast((await mustGet(store, key)).deadlineEpochMs);
+      await sleepPast(legacyDeadline(await mustGet(store, key)));
       const swept = await sweepKey(store, ex, key);
       expect(swept, "the sweeper must re-check the record").toBeDefined();
       expect(swept?.envelope).toMatchObject({ status: "UNKNOWN", retry_safe: false, resolution: "needs_human" });
@@ -247,7 +248,7 @@ describe("attack regressions: evidence and the human queue (real PostgreSQL)", (
         for (let i = 0; i < 2; i++) {
           const record = await mustGet(store, key);
           if (record.status !== "UNKNOWN") break;
-          await sleepPast(Math.min(record.deadlineEpochMs, Date.now() + 1000));
+          await sleepPast(Math.min(legacyDeadline(record), Date.now() + 1000));
           await sweepKey(store, ex, key);
         }
         expect(remote.effects).toHaveLength(2);
@@ -307,7 +308,7 @@ describe("attack regressions: evidence and the human queue (real PostgreSQL)", (
       for (let i = 0; i < 6; i++) {
         const record = await mustGet(store, key);
         if (record.status !== "UNKNOWN") break;
-        await sleepPast(Math.min(record.deadlineEpochMs, Date.now() + 1000));
+        await sleepPast(Math.min(legacyDeadline(record), Date.now() + 1000));
         await sweepKey(store, ex, key);
       }
       const found = await mustGet(store, key);
@@ -342,7 +343,7 @@ describe("attack regressions: evidence and the human queue (real PostgreSQL)", (
       expect(settlesAt).not.toBeNull();
       await sleepPast(settlesAt! + 50);
       for (let i = 0; i < 2; i++) {
-        await sleepPast((await mustGet(store, key)).deadlineEpochMs);
+        await sleepPast(legacyDeadline(await mustGet(store, key)));
         await sweepKey(store, ex, key);
         await sleep(20);
       }

@@ -166,12 +166,12 @@ describe("crash recovery: executor process SIGKILLed mid-call, restarted executo
       it("the sweeper reconciles the orphan after its lease: one effect, SUCCEEDED", async () => {
         const orphan = await crashChild(point);
         const executor = restartedExecutor();
-        await expectInFlightUntouched(executor, orphan.deadlineEpochMs);
+        await expectInFlightUntouched(executor, orphan.leaseUntilEpochMs);
 
         // Before the lease passes the sweeper takes nothing.
         expect(await sweepStale({ store, executor })).toEqual({ taken: 0, results: [], left: [] });
 
-        await sleepPast(orphan.deadlineEpochMs);
+        await sleepPast(orphan.leaseUntilEpochMs);
         const report = await sweepStale({ store, executor });
         expect(report.taken).toBe(1);
         expect(report.results).toHaveLength(1);
@@ -189,9 +189,9 @@ describe("crash recovery: executor process SIGKILLed mid-call, restarted executo
       it("the agent's repeat call after the lease reconciles it: one effect, SUCCEEDED", async () => {
         const orphan = await crashChild(point);
         const executor = restartedExecutor();
-        await expectInFlightUntouched(executor, orphan.deadlineEpochMs);
+        await expectInFlightUntouched(executor, orphan.leaseUntilEpochMs);
 
-        await sleepPast(orphan.deadlineEpochMs);
+        await sleepPast(orphan.leaseUntilEpochMs);
         const env = await repeatCall(executor);
         expect(env).toMatchObject({
           status: "SUCCEEDED",

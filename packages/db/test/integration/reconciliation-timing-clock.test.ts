@@ -59,7 +59,7 @@ describe("issue 9 §4: leases judged by the database's clock; late answers settl
     const eventsBefore = await storeB.listEvents(call.key);
     expect(before).toMatchObject({ status: "PENDING", attempt: 1 });
     // By B's clock the lease passed 50 s ago; by the database's it has ~9.8 s to run.
-    expect(B.clock.nowEpochMs()).toBeGreaterThan(before.deadlineEpochMs);
+    expect(B.clock.nowEpochMs()).toBeGreaterThan(before.leaseUntilEpochMs);
 
     expect(await sweepKey(storeB, B, call.key)).toBeUndefined();
     const reconciled = await B.reconcileKey(call.key, Deadline.after(30_000, B.clock), "sweeper");
@@ -102,7 +102,7 @@ describe("issue 9 §4: leases judged by the database's clock; late answers settl
     await sleep(100);
     const pending = await mustGet(storeB, call.key);
     expect(pending.status).toBe("PENDING");
-    expect(pending.deadlineEpochMs).toBeLessThan(await storeB.clockEpochMs());
+    expect(pending.leaseUntilEpochMs).toBeLessThan(await storeB.clockEpochMs());
 
     const swept = await sweepKey(storeB, sweeper, call.key);
     expect(swept?.envelope).toMatchObject({

@@ -5,7 +5,7 @@
  * 504, or no answer at all). Probes run at +0, +50, +150 ms; lags and latencies are chosen beyond
  * that window. A resend before the tool's settle window S is over would make a second refund.
  */
-import { Deadline, type Executor } from "@tristate/core";
+import { Deadline, type Executor, legacyDeadline } from "@tristate/core";
 import { type FakeRemote, type Fault, refundTool, startFakeRemote } from "@tristate/testing";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -101,7 +101,7 @@ describe("issue 9 §1: absent must be conclusive before an unsafe refund is rese
     const settlesAt = waiting.settlesAtEpochMs!;
     expect(settlesAt).toBeGreaterThanOrEqual(sendEnd + S - 5);
     expect(settlesAt).toBeLessThan(sendEnd + S + 200);
-    expect(waiting.deadlineEpochMs).toBe(settlesAt);
+    expect(waiting.recheckAtEpochMs).toBe(settlesAt);
     expect(remote.effects[0]!.visibleAtEpochMs).toBeGreaterThan(Date.now()); // still hidden
 
     // The agent asks again while the refund is still hidden: probes, nothing found, nothing resent.
@@ -195,7 +195,7 @@ describe("issue 9 §1: absent must be conclusive before an unsafe refund is rese
     const giveUp = Date.now() + L + 3000;
     let record = await mustGet(store, key);
     while (record.status === "UNKNOWN" && Date.now() < giveUp) {
-      await sleepPast(record.deadlineEpochMs);
+      await sleepPast(legacyDeadline(record));
       await sweepKey(store, executor, key);
       expect(remote.posts).toBe(1); // re-checks only probe
       record = await mustGet(store, key);
@@ -233,8 +233,8 @@ describe("issue 9 §1: absent must be conclusive before an unsafe refund is rese
             const key = env.idempotency_key;
             let record = await mustGet(store, key);
             for (let pass = 0; pass < 6 && record.status === "UNKNOWN" && !record.needsHuman; pass++) {
-              expect(record.deadlineEpochMs - Date.now(), "next pass due soon").toBeLessThan(3000);
-              await sleepPast(record.deadlineEpochMs);
+              expect(legacyDeadline(record) - Date.now(), "next pass due soon").toBeLessThan(3000);
+              await sleepPast(legacyDeadline(record));
               await sweepKey(store, executor, key);
               record = await mustGet(store, key);
             }

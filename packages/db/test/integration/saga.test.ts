@@ -294,7 +294,7 @@ describe("sagas: abort, compensation, irreversible steps and confirmations (real
 
     // The restarted executor: while the dead call's lease runs, the compensation is in flight (rule 2).
     const ex = executor();
-    expect(Date.now()).toBeLessThan(orphan.deadlineEpochMs);
+    expect(Date.now()).toBeLessThan(orphan.leaseUntilEpochMs);
     const early = await ex.abortRun(runId, turn());
     // In flight (issue 9 §7): not a compensation waiting for an operator.
     expect(outcomes(early)).toEqual([["hotel", "in_flight"]]);
@@ -303,7 +303,7 @@ describe("sagas: abort, compensation, irreversible steps and confirmations (real
     expect(services.posts.hotelCancellations).toBe(0);
     expect(await record(orphan.key)).toMatchObject({ status: "PENDING", version: orphan.version });
 
-    await sleepPast(orphan.deadlineEpochMs);
+    await sleepPast(orphan.leaseUntilEpochMs);
     const report = await ex.abortRun(runId, turn());
     expect(outcomes(report)).toEqual([["hotel", "compensated"]]);
     expect(report.complete).toBe(true);

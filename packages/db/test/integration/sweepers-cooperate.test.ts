@@ -70,7 +70,7 @@ describe("sweepers cooperate: three concurrent sweepers on one database (real Po
           args,
           identity,
           attempt: 1,
-          deadlineEpochMs: now - 30_000 + i,
+          leaseUntilEpochMs: now - 30_000 + i,
           compensation: null,
           createdAtEpochMs: now - 60_000 + i,
           traceId: null,

@@ -60,10 +60,10 @@ beforeAll(async () => {
   // in five compensated records: succeeded, failed, still in flight (PENDING), waiting for a person;
   // the fifth names a record that does not exist.
   await client.query(`INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status,
-      attempt, deadline_at, needs_human, resolution, created_at, updated_at)
+      attempt, lease_until_at, recheck_at, needs_human, resolution, created_at, updated_at)
     SELECT tenant, compensation->>'key', run_id, 'compensate:' || key, 'undo', '{}', '{}',
       (CASE n % 5 WHEN 1 THEN 'SUCCEEDED' WHEN 2 THEN 'FAILED_NO_EFFECT' WHEN 3 THEN 'PENDING' ELSE 'UNKNOWN' END)::"IntentStatus", 1,
-      created_at + interval '31 seconds', n % 5 = 4, NULL::"Resolution",
+      created_at + interval '31 seconds', created_at + interval '31 seconds', n % 5 = 4, NULL::"Resolution",
       created_at + interval '1 second', created_at + interval '2 seconds'
     FROM (SELECT *, row_number() OVER (ORDER BY created_at, key) AS n FROM intent_records WHERE compensation ? 'key') r
     WHERE n % 5 <> 0`);
@@ -79,9 +79,9 @@ beforeAll(async () => {
       WHERE key IN (SELECT key FROM intent_records WHERE step_id LIKE 'compensate:%' AND ${which})`);
   }
   await client.query(`INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status,
-      attempt, deadline_at, created_at, updated_at)
+      attempt, lease_until_at, recheck_at, created_at, updated_at)
     SELECT tenant, compensation->>'key', run_id, 'compensate:' || key, 'undo', '{}', '{}', 'SUCCEEDED', 1,
-      now(), now(), now()
+      now(), now(), now(), now()
     FROM intent_records r WHERE compensation ? 'key' AND NOT EXISTS (
       SELECT 1 FROM intent_records c WHERE c.tenant = r.tenant AND c.key = r.compensation->>'key')
     ORDER BY created_at DESC LIMIT 2`);
@@ -93,9 +93,9 @@ beforeAll(async () => {
     WHERE key IN (SELECT key FROM intent_records WHERE tenant = 'acme' AND status = 'SUCCEEDED'
       AND created_at < now() - interval '2 hours' ORDER BY created_at DESC LIMIT 4)`);
   await client.query(`INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status, attempt,
-      deadline_at, created_at, updated_at)
+      lease_until_at, recheck_at, created_at, updated_at)
     VALUES ('default', md5('late'), 'run-late', 'step-0', 'tool_05', '{}', '{}', 'FAILED_NO_EFFECT', 1,
-      now(), now() - interval '3 days', now())`);
+      now(), now(), now() - interval '3 days', now())`);
   facts = await loadPlainFacts(client);
 }, 120_000);
 
@@ -160,8 +160,8 @@ async function expectOverviewExact(windowMs: number, tenant: string | undefined,
   }
   // Stale PENDING (whatever the window) and compensations.
   const stale = await client.query<{ n: number; oldest: Date }>(
-    `SELECT count(*)::int AS n, min(deadline_at) AS oldest FROM intent_records
-     WHERE tenant = ANY($1) AND status = 'PENDING' AND deadline_at < $2`,
+    `SELECT count(*)::int AS n, min(lease_until_at) AS oldest FROM intent_records
+     WHERE tenant = ANY($1) AND status = 'PENDING' AND lease_until_at < $2`,
     [tenants, new Date(now)],
   );
   expect(o.totals.stalePendingCount).toBe(stale.rows[0]!.n);
@@ -264,7 +264,7 @@ describe("dashboard reads on 100 k records against plain queries (issue 14)", ()
     const stale = await listStale(store.prisma, { nowEpochMs: now, limit: 500 }, { tenant: "default" });
     const plainStale = await client.query<{ key: string; n: string }>(
       `SELECT key, count(*) OVER ()::text AS n FROM intent_records WHERE tenant = 'default' AND status = 'PENDING'
-       AND deadline_at < $1 ORDER BY deadline_at, key LIMIT 500`,
+       AND lease_until_at < $1 ORDER BY lease_until_at, key LIMIT 500`,
       [new Date(now)],
     );
     expect(stale.items.map((i) => i.key)).toEqual(plainStale.rows.map((r) => r.key));
@@ -318,9 +318,10 @@ describe("dashboard reads on 100 k records against plain queries (issue 14)", ()
     // 10 records a second over the last 90 s (and a compensated one), then a refresh: its cut (now − 20 s)
     // falls inside a minute.
     await client.query(`INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status,
-        attempt, deadline_at, compensation, created_at, updated_at)
+        attempt, lease_until_at, recheck_at, compensation, created_at, updated_at)
       SELECT 'default', md5('tail:' || g), 'run-tail', 'step-' || g, 'tool_01', '{}', '{}',
         (CASE WHEN g % 7 = 0 THEN 'UNKNOWN' ELSE 'SUCCEEDED' END)::"IntentStatus", 1, now() + interval '1 hour',
+        now() + interval '1 hour',
         CASE WHEN g % 50 = 0 THEN '{"key": "none"}'::jsonb END,
         now() - g * interval '100 milliseconds', now()
       FROM generate_series(1, 900) AS g`);
@@ -351,9 +352,9 @@ describe("dashboard reads on 100 k records against plain queries (issue 14)", ()
     // Records from before the old cut up to now, then a refresh: the old cut's minute row now holds
     // records after the old cut, which segments built on the old watermark read raw as the tail.
     await client.query(`INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status,
-        attempt, deadline_at, created_at, updated_at)
+        attempt, lease_until_at, recheck_at, created_at, updated_at)
       SELECT 'default', md5('race:' || g), 'run-race', 'step-' || g, 'tool_02', '{}', '{}', 'SUCCEEDED', 1,
-        now() + interval '1 hour', now() - g * interval '100 milliseconds', now()
+        now() + interval '1 hour', now() + interval '1 hour', now() - g * interval '100 milliseconds', now()
       FROM generate_series(1, 10 * ceil(extract(epoch FROM now()) - ${oldCut / 1000})::int + 50) AS g`);
     await refreshAll();
     const to = Date.now() + 1_000;

@@ -37,7 +37,7 @@ async function rec(
   });
 }
 
-const COLUMNS = `tenant, key, run_id, step_id, tool, args, identity, status, attempt, deadline_at, result, error,
+const COLUMNS = `tenant, key, run_id, step_id, tool, args, identity, status, attempt, lease_until_at, recheck_at, result, error,
   compensation, resolution, needs_human, reconcile_sweeps, version, created_at, updated_at, finished_at, trace_id,
   sent_key, settles_at`;
 /** Moves records (of these runs, or these keys) of tenant default with their timelines to the archive tables. */

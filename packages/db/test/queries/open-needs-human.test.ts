@@ -25,7 +25,7 @@ async function foundRecord(key: string, needsHuman: boolean): Promise<void> {
       args: {},
       identity: {},
       attempt: 1,
-      deadlineEpochMs: createdAt + 30_000,
+      leaseUntilEpochMs: createdAt + 30_000,
       compensation: null,
       createdAtEpochMs: createdAt,
       traceId: null,

@@ -90,7 +90,7 @@ export async function claimDirect(
     args,
     identity,
     attempt: 1,
-    deadlineEpochMs: spec.deadline,
+    leaseUntilEpochMs: spec.deadline,
     compensation: null,
     createdAtEpochMs: spec.createdAt,
     traceId: `trace${spec.stepId}`.padEnd(32, "0").slice(0, 32),

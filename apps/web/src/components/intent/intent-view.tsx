@@ -76,13 +76,10 @@ function EventItem({ event }: { event: TimelineEvent }) {
   );
 }
 
-/** Past this many ms ahead a re-check time means "never" (the executor parks queued records a century out). */
-const NO_RECHECK_AFTER_MS = 10 * 365 * 86_400_000;
-
 /** When a record waiting for a person is looked at again by the sweeper: a time, or "not automatically". */
-function Recheck({ deadlineEpochMs }: { deadlineEpochMs: number }) {
-  if (deadlineEpochMs - Date.now() > NO_RECHECK_AFTER_MS) return <>not automatically: only a person settles it</>;
-  return <Time epochMs={deadlineEpochMs} />;
+function Recheck({ recheckAtEpochMs }: { recheckAtEpochMs: number | null }) {
+  if (recheckAtEpochMs === null) return <>not automatically: only a person settles it</>;
+  return <Time epochMs={recheckAtEpochMs} />;
 }
 
 /** One intent record: facts, arguments (secrets masked by the executor), timeline, compensation, probes, trace link. */
@@ -155,18 +152,14 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
             <>
               <dt>Re-check at</dt>
               <dd data-testid="recheck">
-                <Recheck deadlineEpochMs={record.deadlineEpochMs} />
+                <Recheck recheckAtEpochMs={record.recheckAtEpochMs} />
               </dd>
             </>
           ) : (
             <>
               <dt>Deadline</dt>
               <dd>
-                {record.deadlineEpochMs - Date.now() > NO_RECHECK_AFTER_MS ? (
-                  "none: it waited for a person, who settled it"
-                ) : (
-                  <Time epochMs={record.deadlineEpochMs} />
-                )}
+                <Time epochMs={record.leaseUntilEpochMs} />
               </dd>
             </>
           )}

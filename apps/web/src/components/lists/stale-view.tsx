@@ -16,7 +16,7 @@ type StaleItem = RouterOutputs["stale"]["list"]["items"][number];
 const col = createColumnHelper<StaleItem>();
 const columns: Columns<StaleItem> = [
   ...(intentColumns as Columns<StaleItem>).filter((c) => c.header !== "Resolution"),
-  col.accessor("deadlineEpochMs", { header: "Deadline", cell: (c) => <Time epochMs={c.getValue()} /> }),
+  col.accessor("leaseUntilEpochMs", { header: "Deadline", cell: (c) => <Time epochMs={c.getValue()} /> }),
   col.accessor("agePastDeadlineMs", {
     header: "Past deadline",
     meta: { numeric: true },
