@@ -95,7 +95,7 @@ function isRunAbort(entry: AuditListEntry): entry is RunAbortAuditEntry {
  * report are stored masked).
  * @throws AppError BAD_INPUT (field `cursor`) for a cursor this list did not return.
  */
-export const listAudit = viewerProcedure
+export const auditListProcedure = viewerProcedure
   .input(auditListInput)
   .output(auditListOutput)
   .query(async ({ ctx, input }) => {

@@ -73,44 +73,46 @@ export function resolveDeadline(
 }
 
 /** `calls.execute` → the Envelope of one side-effecting (or read-only) tool call. */
-export const executeCall = agentProcedure.input(executeInput).mutation(async ({ ctx, input }): Promise<Envelope> => {
-  const { services } = ctx;
-  const deadline = resolveDeadline(input, services.now(), {
-    maxBudgetMs: services.env.TRISTATE_MAX_BUDGET_MS,
-    defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
-  });
-  const tenant = await actingTenant(ctx, input.tenant);
-  const executor = services.tenants.executor(tenant);
-  const stepId = input.stepId ?? identityStep("auto", input.tool, executor.tools.get(input.tool), input.args);
-  const envelope = await executor.call({
-    runId: input.runId,
-    stepId,
-    tool: input.tool,
-    args: input.args,
-    deadline,
-    ...(input.confirmationToken ? { confirmationToken: input.confirmationToken } : {}),
-  });
-  services.logger.info(
-    {
-      idempotency_key: envelope.idempotency_key || undefined,
+export const callsExecuteProcedure = agentProcedure
+  .input(executeInput)
+  .mutation(async ({ ctx, input }): Promise<Envelope> => {
+    const { services } = ctx;
+    const deadline = resolveDeadline(input, services.now(), {
+      maxBudgetMs: services.env.TRISTATE_MAX_BUDGET_MS,
+      defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
+    });
+    const tenant = await actingTenant(ctx, input.tenant);
+    const executor = services.tenants.executor(tenant);
+    const stepId = input.stepId ?? identityStep("auto", input.tool, executor.tools.get(input.tool), input.args);
+    const envelope = await executor.call({
+      runId: input.runId,
+      stepId,
       tool: input.tool,
-      run_id: input.runId,
-      step_id: stepId,
-      status: envelope.status,
-      replayed: envelope.replayed,
-      attempt: envelope.attempt,
-      code: envelope.error?.code,
-      caller: ctx.auth.name,
-      tenant,
-    },
-    "calls.execute",
-  );
-  if (envelope.error?.code === "UNKNOWN_TOOL") {
-    throw new AppError("NOT_FOUND", envelope.error.message, { field: "tool", detail: envelope });
-  }
-  if (envelope.error?.code === "INVALID_ARGUMENTS") {
-    const field = envelope.error.field === "args" || !envelope.error.field ? "args" : `args.${envelope.error.field}`;
-    throw new AppError("BAD_INPUT", `${field}: ${envelope.error.rule}`, { field, detail: envelope });
-  }
-  return envelope;
-});
+      args: input.args,
+      deadline,
+      ...(input.confirmationToken ? { confirmationToken: input.confirmationToken } : {}),
+    });
+    services.logger.info(
+      {
+        idempotency_key: envelope.idempotency_key || undefined,
+        tool: input.tool,
+        run_id: input.runId,
+        step_id: stepId,
+        status: envelope.status,
+        replayed: envelope.replayed,
+        attempt: envelope.attempt,
+        code: envelope.error?.code,
+        caller: ctx.auth.name,
+        tenant,
+      },
+      "calls.execute",
+    );
+    if (envelope.error?.code === "UNKNOWN_TOOL") {
+      throw new AppError("NOT_FOUND", envelope.error.message, { field: "tool", detail: envelope });
+    }
+    if (envelope.error?.code === "INVALID_ARGUMENTS") {
+      const field = envelope.error.field === "args" || !envelope.error.field ? "args" : `args.${envelope.error.field}`;
+      throw new AppError("BAD_INPUT", `${field}: ${envelope.error.rule}`, { field, detail: envelope });
+    }
+    return envelope;
+  });

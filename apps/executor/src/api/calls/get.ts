@@ -10,7 +10,7 @@ import { tenantForKey } from "../tenancy.ts";
  * values are masked for every role but admin, the calling agent included (see `secrets.ts`).
  * Only the key's tenant's records are found (another tenant's record is NOT_FOUND too).
  */
-export const getCall = anyKeyProcedure
+export const callsGetProcedure = anyKeyProcedure
   .use(outcomesVisible)
   .input(z.object({ key: z.string().regex(/^[0-9a-f]{32}$/, "must be 32 lower-case hex characters") }).strict())
   .output(intentRecordSchema)

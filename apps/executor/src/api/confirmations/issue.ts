@@ -32,7 +32,7 @@ export const issueConfirmationInput = z
  * `confirmationToken` to `calls.execute`.
  * @throws AppError NOT_FOUND for an unknown tool, BAD_INPUT naming the argument that fails the tool's schema.
  */
-export const issueConfirmationProcedure = operatorProcedure
+export const confirmationsIssueProcedure = operatorProcedure
   .input(issueConfirmationInput)
   .mutation(async ({ ctx, input }) => {
     const { services } = ctx;

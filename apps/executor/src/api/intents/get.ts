@@ -25,7 +25,7 @@ export const getIntentOutput = z.object({
  * values masked for every role but admin (in the record and in every event).
  * @throws AppError NOT_FOUND (field `key`) when no record has this key.
  */
-export const getIntentProcedure = viewerProcedure
+export const intentsGetProcedure = viewerProcedure
   .input(getIntentInput)
   .output(getIntentOutput)
   .query(async ({ ctx, input }) => {

@@ -34,7 +34,7 @@ export const listIntentsOutput = z.object({
  * are masked for every role but admin.
  * @throws AppError BAD_INPUT naming the field (e.g. `cursor` for a forged cursor).
  */
-export const listIntentsProcedure = viewerProcedure
+export const intentsListProcedure = viewerProcedure
   .input(listIntentsInput.optional())
   .output(listIntentsOutput)
   .query(async ({ ctx, input }) => {

@@ -8,7 +8,7 @@ import { adminProcedure } from "../../trpc/init.ts";
  * `keys.create({ name, role, tenant? })` (admin) → the new key's info and its secret, shown this once.
  * A key made without a tenant belongs to `default`.
  */
-export const createKeyProcedure = adminProcedure
+export const keysCreateProcedure = adminProcedure
   .input(
     z
       .object({
@@ -29,15 +29,15 @@ export const createKeyProcedure = adminProcedure
   });
 
 /** `keys.list` (admin) → every key with its role and tenant (never a secret), newest first. */
-export const listKeysProcedure = adminProcedure.query(({ ctx }) => ctx.services.keys.list());
+export const keysListProcedure = adminProcedure.query(({ ctx }) => ctx.services.keys.list());
 
 /** `tenants.list` (admin) → every tenant that has keys, `default` included, sorted (the dashboard's tenant filter). */
-export const listTenantsProcedure = adminProcedure.query(async ({ ctx }) => ({
+export const tenantsListProcedure = adminProcedure.query(async ({ ctx }) => ({
   tenants: await ctx.services.tenants.list(),
 }));
 
 /** `keys.revoke({ id })` (admin) → revokes a key at once and ends its dashboard sessions. @throws AppError NOT_FOUND for an unknown or already revoked key. */
-export const revokeKeyProcedure = adminProcedure
+export const keysRevokeProcedure = adminProcedure
   .input(z.object({ id: z.string().uuid("must be a key id (UUID)") }).strict())
   .mutation(async ({ ctx, input }) => {
     if (input.id === ctx.auth.id)

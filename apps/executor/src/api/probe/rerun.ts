@@ -36,7 +36,7 @@ export const probeRerunOutput = z.object({
  * effect with `queue.resolve` → `confirm_effect`). Errors: unknown key → NOT_FOUND; tool not in the
  * catalog → CONFLICT. Secret argument values in the probes' answers are masked for every role but admin.
  */
-export const rerunProbe = operatorProcedure
+export const probeRerunProcedure = operatorProcedure
   .input(probeRerunInput)
   .output(probeRerunOutput)
   .mutation(async ({ ctx, input }) => {

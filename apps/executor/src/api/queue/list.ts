@@ -60,7 +60,7 @@ export const queueListOutput = z.object({ items: z.array(queueItemSchema), nextC
  * `queue.list` (viewer): records waiting for a human (`needs_human`), oldest first, with what may be
  * done. Secret argument values are masked for every role but admin (in the effect, identity, error).
  */
-export const listQueue = viewerProcedure
+export const queueListProcedure = viewerProcedure
   .input(queueListInput)
   .output(queueListOutput)
   .query(async ({ ctx, input }) => {

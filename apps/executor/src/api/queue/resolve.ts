@@ -56,7 +56,7 @@ export const resolveOutput = z.object({
  * read-only tool, a reused operatorActionId → CONFLICT; invalid input → BAD_REQUEST naming the field.
  * Secret argument values are masked in the answer for every role but admin.
  */
-export const resolveQueue = operatorProcedure
+export const queueResolveProcedure = operatorProcedure
   .input(resolveInput)
   .output(resolveOutput)
   .mutation(async ({ ctx, input }) => {

@@ -28,7 +28,7 @@ export const abortRunInput = z
  * effects compensated latest step first (each compensation a tool call with its own envelope),
  * irreversible ones corrected or queued for a person; a summary the model can read. Idempotent.
  */
-export const abortRunProcedure = agentProcedure
+export const runsAbortProcedure = agentProcedure
   .input(abortRunInput)
   .mutation(async ({ ctx, input }): Promise<AbortReport> => {
     const { services } = ctx;

@@ -36,7 +36,7 @@ export const getRunOutput = z.object({
  * argument values masked for every role but admin. A run with only a plan answers `records: []`.
  * @throws AppError NOT_FOUND (field `runId`) when the run has neither records nor a plan (in the tenant).
  */
-export const getRunProcedure = viewerProcedure
+export const runsGetProcedure = viewerProcedure
   .input(getRunInput)
   .output(getRunOutput)
   .query(async ({ ctx, input }) => {

@@ -50,7 +50,7 @@ export const listRunsOutput = z.object({
  * @throws AppError BAD_INPUT naming the field (for an empty, reversed or too wide window:
  *   `fromEpochMs` when only it was given, else `toEpochMs`; `cursor` for a forged cursor); FORBIDDEN (field `tenant`) when a non-admin names another tenant.
  */
-export const listRunsProcedure = viewerProcedure
+export const runsListProcedure = viewerProcedure
   .input(listRunsProcedureInput.optional())
   .output(listRunsOutput)
   .query(async ({ ctx, input }) => {

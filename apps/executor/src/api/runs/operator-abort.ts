@@ -46,7 +46,7 @@ export type OperatorAbortAnswer = AbortReport & {
  * @throws AppError FORBIDDEN (field `tenant`) when a non-admin names another tenant; CONFLICT (field
  *   `operatorActionId`, `detail.reason` ACTION_ID_REUSED) when the id was used for another action or run.
  */
-export const operatorAbortRunProcedure = operatorProcedure
+export const runsOperatorAbortProcedure = operatorProcedure
   .input(operatorAbortRunInput)
   .mutation(async ({ ctx, input }): Promise<OperatorAbortAnswer> => {
     const { services } = ctx;

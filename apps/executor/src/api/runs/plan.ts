@@ -24,7 +24,7 @@ export const planRunInput = z
  * refused (`IRREVERSIBLE_BEFORE_FALLIBLE`) while a later step with a side effect is not done.
  * @throws AppError BAD_INPUT naming the step (duplicate step ids, unknown tools).
  */
-export const planRunProcedure = agentProcedure.input(planRunInput).mutation(async ({ ctx, input }) => {
+export const runsPlanProcedure = agentProcedure.input(planRunInput).mutation(async ({ ctx, input }) => {
   const seen = new Set<string>();
   for (const [i, step] of input.steps.entries()) {
     if (seen.has(step.stepId))

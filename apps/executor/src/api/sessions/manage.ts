@@ -14,7 +14,7 @@ export function sessionLimits(services: Services) {
  * keeps instead of the key (`Authorization: Session <id>` then acts as the key), its absolute expiry and
  * idle timeout, and who it is. Only the id's SHA-256 is stored. Agent keys are refused (403).
  */
-export const createSessionProcedure = viewerProcedure.mutation(async ({ ctx }) => {
+export const sessionsCreateProcedure = viewerProcedure.mutation(async ({ ctx }) => {
   // A session must not mint the next one: its absolute expiry would then never end anything.
   if (ctx.via !== "key") {
     throw new AppError(
@@ -42,6 +42,6 @@ export const createSessionProcedure = viewerProcedure.mutation(async ({ ctx }) =
  * `sessions.end({ sessionId })` (no key needed: holding the id is the right to end it) → ends the
  * session (sign-out); the id is refused from then on. `ended: false` when it had already ended.
  */
-export const endSessionProcedure = publicProcedure
+export const sessionsEndProcedure = publicProcedure
   .input(z.object({ sessionId: z.string().max(200) }).strict())
   .mutation(async ({ ctx, input }) => ({ ended: await ctx.services.sessions.end(input.sessionId) }));

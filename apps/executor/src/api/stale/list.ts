@@ -24,7 +24,7 @@ export const listStaleOutput = z.object({
  * `stale.list({ limit? })` → PENDING records past their deadline now, with their age past it (ms);
  * secret argument values masked for every role but admin.
  */
-export const listStaleProcedure = viewerProcedure
+export const staleListProcedure = viewerProcedure
   .input(listStaleInput.optional())
   .output(listStaleOutput)
   .query(async ({ ctx, input }) => {

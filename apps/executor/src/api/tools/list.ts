@@ -19,7 +19,7 @@ export const toolInfoSchema = z.object({
 });
 
 /** `tools.list` → the catalog. */
-export const listTools = anyKeyProcedure.output(z.array(toolInfoSchema)).query(({ ctx }) =>
+export const toolsListProcedure = anyKeyProcedure.output(z.array(toolInfoSchema)).query(({ ctx }) =>
   [...ctx.services.executor.tools.values()].map((tool) => ({
     name: tool.name,
     kind: tool.kind,
