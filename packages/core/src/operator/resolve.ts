@@ -1,4 +1,5 @@
 import type { OperatorStore } from "../intent-store.ts";
+import { storeNow } from "../lease.ts";
 import type { Runtime } from "../runtime.ts";
 import type { SagaApi } from "../saga.ts";
 import { replay } from "./audit.ts";
@@ -66,7 +67,9 @@ async function act(
   const record = await rt.store.get(input.key);
   if (!record) throw new OperatorActionError("NOT_FOUND", `no intent record with key ${input.key}`, { field: "key" });
   if (record.version !== input.expectedVersion) throw await staleError(rt, store, record, input.expectedVersion);
-  const now = rt.clock.nowEpochMs();
+  // Judged by the store's clock, never a replica's (rule 9): a replica whose clock runs ahead must not
+  // take a PENDING record whose call is still in flight for one whose lease is over.
+  const now = await storeNow(rt);
   if (input.action === "compensate") return compensateAsOperator(rt, store, saga, record, input);
   if (record.status === "SUCCEEDED" && record.needsHuman) {
     // Queued by an abort: a confirmed effect that nothing declared can undo waits for a person to
