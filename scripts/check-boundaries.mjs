@@ -10,6 +10,11 @@
 //                                 imports another package's src/ (relative or `@tristate/<name>/src/…`)
 //   style/useImportType           in apps/web: `import { type AppRouter }` (which keeps a runtime
 //                                 import under verbatimModuleSyntax) must be `import type { AppRouter }`
+//   style/noCommonJs              in apps/web: no require() (nor createRequire: node:module is
+//                                 restricted there), which noRestrictedImports would not see; and no
+//                                 relative import that leaves apps/web (another package's tests, the
+//                                 root catalog)
+//   complexity/noExcessiveLinesPerFunction  no function over 100 lines in packages/core/src
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -17,7 +22,13 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const biome = join(root, "node_modules", ".bin", "biome");
-const RULES = ["suspicious/noImportCycles", "style/noRestrictedImports", "style/useImportType"];
+const RULES = [
+  "suspicious/noImportCycles",
+  "style/noRestrictedImports",
+  "style/useImportType",
+  "style/noCommonJs",
+  "complexity/noExcessiveLinesPerFunction",
+];
 const probe = `__boundary-probe-${process.pid}__`;
 
 /**
@@ -74,6 +85,40 @@ const planted = [
       "",
     ].join("\n"),
     expect: ["style/noRestrictedImports@1", "style/noRestrictedImports@2", "style/noRestrictedImports@3"],
+  },
+  {
+    path: `apps/web/src/${probe}/loads-around-imports.ts`,
+    text: [
+      'import { createRequire } from "node:module";',
+      'import { startService } from "../../../executor/src/service.ts";',
+      'import { serviceFixture } from "../../../executor/test/support.ts";',
+      'import config from "../../../../tristate.config.ts";',
+      'export const viaRequire = require("@tristate/executor/service");',
+      "export const planted = [createRequire, startService, serviceFixture, config];",
+      "",
+    ].join("\n"),
+    expect: [
+      "style/noRestrictedImports@1",
+      "style/noRestrictedImports@2",
+      "style/noRestrictedImports@3",
+      "style/noRestrictedImports@4",
+      "style/noCommonJs@5",
+    ],
+  },
+  {
+    path: `packages/db/src/${probe}/deep-import.ts`,
+    text: 'import { defineTool } from "../../../core/src/tool.ts";\nexport const planted = defineTool;\n',
+    expect: ["style/noRestrictedImports@1"],
+  },
+  {
+    path: `e2e/tests/${probe}/deep-import.ts`,
+    text: 'import { startService } from "../../../apps/executor/src/service.ts";\nexport const planted = startService;\n',
+    expect: ["style/noRestrictedImports@1"],
+  },
+  {
+    path: `packages/core/src/${probe}/long-function.ts`,
+    text: `export function tooLong(): number {\n  let n = 0;\n${"  n += 1;\n".repeat(100)}  return n;\n}\n`,
+    expect: ["complexity/noExcessiveLinesPerFunction@1"],
   },
   {
     path: `packages/core/test/${probe}/own-src.ts`,
