@@ -69,7 +69,6 @@ export { classifyHttpStatus, type HttpStatusVerdict, parseRetryAfterMs } from ".
 export { attemptKey, canonicalIdentity, idempotencyKey, readPath } from "./idempotency-key.ts";
 export { ID_PATTERN, ID_RULE_TEXT } from "./ids.ts";
 export {
-  type AuditEntry,
   type ClaimResult,
   INTENT_EVENT_TYPES,
   type IntentError,
@@ -78,13 +77,9 @@ export {
   type IntentPatch,
   type IntentRecord,
   type IntentStore,
-  isOperatorStore,
   type LeasedRecord,
   legacyDeadline,
   type NewIntentRecord,
-  type OperatorApplyResult,
-  type OperatorChange,
-  type OperatorStore,
   type PlanStep,
   type ShowableRecord,
   type ShownRecord,
@@ -113,6 +108,13 @@ export {
   stateName,
   waitingForHuman,
 } from "./operator/index.ts";
+export {
+  type AuditEntry,
+  isOperatorStore,
+  type OperatorApplyResult,
+  type OperatorChange,
+  type OperatorStore,
+} from "./operator-store.ts";
 export { isRefusedUnderKey, type RefusedUnderKey, refusedUnderKey } from "./probe-answer.ts";
 export type { ProbeAnswer, ProbeRerunReport } from "./probe-rerun.ts";
 export { redactArgs, redactSecrets } from "./redact.ts";

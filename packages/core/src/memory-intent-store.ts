@@ -1,7 +1,6 @@
 import type { Clock } from "./clock.ts";
 import { parseRecordedCompensation } from "./compensation.ts";
 import {
-  type AuditEntry,
   type ClaimResult,
   type IntentEvent,
   type IntentPatch,
@@ -10,13 +9,11 @@ import {
   type LeasedRecord,
   legacyDeadline,
   type NewIntentRecord,
-  type OperatorApplyResult,
-  type OperatorChange,
-  type OperatorStore,
   type PlanStep,
   type StoredIntentEvent,
   type WriteOptions,
 } from "./intent-store.ts";
+import type { AuditEntry, OperatorApplyResult, OperatorChange, OperatorStore } from "./operator-store.ts";
 import { checkTenant, DEFAULT_TENANT } from "./tenant.ts";
 
 /** One tenant's part of a {@link MemoryIntentStore}. */

@@ -2,9 +2,10 @@ import { FakeClock, type FakeRemote, refundTool, startFakeRemote } from "@trista
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Deadline } from "./deadline.ts";
 import { createExecutor, type Executor } from "./executor.ts";
-import type { IntentRecord, OperatorStore } from "./intent-store.ts";
+import type { IntentRecord } from "./intent-store.ts";
 import { MemoryIntentStore } from "./memory-intent-store.ts";
 import { type OperatorActionError, type OperatorActionInput, operatorOptions } from "./operator/index.ts";
+import type { OperatorStore } from "./operator-store.ts";
 import type { AnyTool } from "./tool.ts";
 
 const refund = { order_id: "A-1182", amount: "49.90", currency: "EUR" };

@@ -1,5 +1,6 @@
-import type { AuditEntry, IntentPatch, IntentRecord, OperatorStore } from "../intent-store.ts";
+import type { IntentPatch, IntentRecord } from "../intent-store.ts";
 import type { JsonObject } from "../json.ts";
+import type { AuditEntry, OperatorStore } from "../operator-store.ts";
 import { envelopeFor } from "../record-envelope.ts";
 import { event } from "../record-events.ts";
 import { redactSecrets } from "../redact.ts";

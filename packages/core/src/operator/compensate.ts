@@ -1,5 +1,6 @@
 import { Deadline } from "../deadline.ts";
-import type { IntentRecord, OperatorStore } from "../intent-store.ts";
+import type { IntentRecord } from "../intent-store.ts";
+import type { OperatorStore } from "../operator-store.ts";
 import { envelopeFor } from "../record-envelope.ts";
 import type { Runtime } from "../runtime.ts";
 import { type SagaApi, undoStep } from "../saga.ts";

@@ -1,4 +1,5 @@
-import type { IntentPatch, IntentRecord, OperatorStore } from "../intent-store.ts";
+import type { IntentPatch, IntentRecord } from "../intent-store.ts";
+import type { OperatorStore } from "../operator-store.ts";
 import { envelopeFor } from "../record-envelope.ts";
 import type { Runtime } from "../runtime.ts";
 import type { OperatorAction } from "../statuses.ts";

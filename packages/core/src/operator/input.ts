@@ -1,6 +1,7 @@
 import type { Deadline } from "../deadline.ts";
 import type { Envelope } from "../envelope.ts";
-import type { AuditEntry, IntentRecord } from "../intent-store.ts";
+import type { IntentRecord } from "../intent-store.ts";
+import type { AuditEntry } from "../operator-store.ts";
 import { OPERATOR_ACTIONS, type OperatorAction } from "../statuses.ts";
 import { textRuleBroken } from "../text.ts";
 import { OperatorActionError } from "./errors.ts";

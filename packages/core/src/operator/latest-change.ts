@@ -1,4 +1,5 @@
-import type { IntentRecord, OperatorStore } from "../intent-store.ts";
+import type { IntentRecord } from "../intent-store.ts";
+import type { OperatorStore } from "../operator-store.ts";
 import type { Runtime } from "../runtime.ts";
 import { shownResolution } from "../statuses.ts";
 import { OperatorActionError } from "./errors.ts";

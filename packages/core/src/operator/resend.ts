@@ -1,8 +1,9 @@
 import { Deadline } from "../deadline.ts";
 import type { Envelope } from "../envelope.ts";
 import { isDeadlineExceededError } from "../errors.ts";
-import type { IntentPatch, IntentRecord, OperatorStore } from "../intent-store.ts";
+import type { IntentPatch, IntentRecord } from "../intent-store.ts";
 import { leasedUntil, settlesAtForSend } from "../lease.ts";
+import type { OperatorStore } from "../operator-store.ts";
 import { envelopeFor } from "../record-envelope.ts";
 import type { Runtime } from "../runtime.ts";
 import { sendOnce } from "../send.ts";

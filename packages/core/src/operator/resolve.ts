@@ -1,5 +1,5 @@
-import type { OperatorStore } from "../intent-store.ts";
 import { storeNow } from "../lease.ts";
+import type { OperatorStore } from "../operator-store.ts";
 import type { Runtime } from "../runtime.ts";
 import type { SagaApi } from "../saga.ts";
 import { replay } from "./audit.ts";

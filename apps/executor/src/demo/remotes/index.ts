@@ -29,12 +29,9 @@ export { refundArgs, refundTool } from "./refund-tool.ts";
 export {
   startTripServices,
   TRIP_ENDPOINTS,
-  TRIP_TOOL_TIMEOUT_MS,
   type TripEffect,
   type TripEndpoint,
   type TripFault,
   type TripServices,
-  type TripToolName,
-  type TripToolOverrides,
-  tripTools,
 } from "./trip-services.ts";
+export { TRIP_TOOL_TIMEOUT_MS, type TripToolName, type TripToolOverrides, tripTools } from "./trip-tools.ts";
