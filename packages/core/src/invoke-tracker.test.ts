@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { Agent, Client, request as undiciRequest } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { closedOrigin } from "./classify/fixtures.ts";
 import { classifyError } from "./classify/index.ts";
 import { classifyInvokeFailure } from "./classify-invoke.ts";
 import { AmbiguousError, NotSentError } from "./errors.ts";
@@ -68,15 +69,6 @@ async function okServer(): Promise<{ origin: string; seen: string[]; releaseAll:
     for (const res of held.splice(0)) res.end("released");
   };
   return { origin, seen, releaseAll };
-}
-
-async function refusedOrigin(): Promise<string> {
-  const server = net.createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -175,7 +167,7 @@ describe("an SDK retrying inside invoke: delivered, reset, then refused twice (i
 
   it.each(clients)("%s: refused on every attempt → written false, FAILED_NO_EFFECT NOT_SENT", async (_name, make) => {
     const send = make();
-    const origin = await refusedOrigin();
+    const origin = await closedOrigin();
     const attempt = failed(await invokeTracked(() => sdkRetrying(() => send(`${origin}/refunds`))));
     expect(attempt).toMatchObject({ written: false, writtenRequests: 0, ioStarted: true });
     expect(classifyInvokeFailure(attempt)).toMatchObject({ outcome: "FAILED_NO_EFFECT", code: "NOT_SENT" });
@@ -279,7 +271,7 @@ describe("rule 11: an error thrown when provably nothing was written is FAILED_N
   });
 
   it("a TypeError after a refused connection (I/O started, nothing written) is not TOOL_ERROR_NOT_SENT", async () => {
-    const origin = await refusedOrigin();
+    const origin = await closedOrigin();
     const attempt = failed(
       await invokeTracked(async () => {
         await nodeHttpPost(`${origin}/x`).catch(() => undefined);
@@ -354,7 +346,7 @@ describe("nesting and concurrency", () => {
 
   it("concurrent invokes sharing keep-alive pools never see each other's requests (property)", async () => {
     const server = await okServer();
-    const origin = await refusedOrigin();
+    const origin = await closedOrigin();
     const sharedUndici = agent();
     const sharedHttp = httpAgent({ keepAlive: true });
     const send: Record<string, Send> = {
