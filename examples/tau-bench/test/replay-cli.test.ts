@@ -16,7 +16,8 @@ describe("tau:replay flags", () => {
       hangMs: DEFAULT_FAULTS.hangMs,
       lagResponse: "504",
     });
-    expect(a).toMatchObject({ servicePort: 0, executorPort: 0, unboundedLag: false });
+    expect(a).toMatchObject({ servicePort: 0, executorPort: 0, unboundedLag: false, abortShare: 0 });
+    expect(parse("--abort-share", "0.2").abortShare).toBe(0.2);
   });
 
   it("reads --lag-ms, --hang-ms, --lag-response, --fault-mix lag-heavy, ports and --unbounded-lag", () => {
@@ -61,6 +62,8 @@ describe("tau:replay flags", () => {
     [["--lag-ms", ""], '--lag-ms "": needs a value'],
     [["--hang-ms", "600001"], '--hang-ms "600001": must be an integer from 0 to 600000 (ms)'],
     [["--lag-response", "200"], '--lag-response "200": must be ok, 504 or hang'],
+    [["--abort-share", "1.5"], '--abort-share "1.5": must be from 0 to 1'],
+    [["--abort-share", "some"], '--abort-share "some": must be a number'],
     [["--fault-mix", "lag-light"], '--fault-mix "lag-light": '],
     [["--service-port", "65534"], '--service-port "65534": must be an integer from 0 to 65533'],
     [["--service-port=-5"], '--service-port "-5": must be an integer from 0 to 65533'],
@@ -81,6 +84,7 @@ describe("tau:replay flags", () => {
       "--unbounded-lag",
       "--service-port",
       "--executor-port",
+      "--abort-share",
       "lag-heavy",
     ]) {
       expect(REPLAY_USAGE).toContain(flag);

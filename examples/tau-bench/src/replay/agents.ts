@@ -50,6 +50,14 @@ export interface AgentRun {
   actions: ActionOutcome[];
   /** Why the agent stopped before the last action (it reports to the user instead), if it did. */
   stopped: { at: number; reason: "needs_human" | "unresolved" | "gave_up" } | null;
+  /** Tristate: per action, when its first call began (epoch ms; `null`: never called). */
+  firstCallAt?: (number | null)[];
+}
+
+/** Hooks of {@link runTristateAgent} (the replay's abort fault). */
+export interface AgentHooks {
+  /** Awaited before every call of a step (each attempt and poll), with the action's index. */
+  beforeCall?(index: number): Promise<void>;
 }
 
 /** How the Tristate agent reads envelopes. */
@@ -136,8 +144,9 @@ export async function runTristateAgent(
   runId: string,
   tenant: string,
   policy: TristatePolicy = DEFAULT_TRISTATE_POLICY,
+  hooks: AgentHooks = {},
 ): Promise<AgentRun> {
-  const run: AgentRun = { agent: "tristate", taskId: task.id, actions: [], stopped: null };
+  const run: AgentRun = { agent: "tristate", taskId: task.id, actions: [], stopped: null, firstCallAt: [] };
   for (const [index, action] of task.actions.entries()) {
     const outcome: ActionOutcome = {
       index,
@@ -153,6 +162,8 @@ export async function runTristateAgent(
     let apiErrors = 0;
     for (;;) {
       let env: Envelope;
+      await hooks.beforeCall?.(index);
+      if (run.firstCallAt?.length === index) run.firstCallAt.push(Date.now());
       try {
         outcome.calls++;
         env = await execute({

@@ -22,6 +22,9 @@ export const REPLAY_USAGE = `usage: pnpm tau:replay [options]
   --unbounded-lag     the catalog declares the services' lag unbounded: no settle window, so an unsafe
                       tool's UNKNOWN waits for a human instead of being resent (default: the window is
                       derived from the fault settings: processing latency + lag-ms if lag can be drawn + 500 ms)
+  --abort-share R     abort fault: this share of the runs (0–1, drawn from the seed) is aborted mid-plan
+                      while one of its write calls is in flight — half through runs.abort, half through
+                      runs.operatorAbort — and the agent goes on with its plan (default 0: none)
   --seed N            fault RNG seed (default 1)
   --report FILE       write the JSON report there
   --limit N           only the first N tasks
@@ -48,6 +51,8 @@ export interface ReplayArgs {
   executorPort: number;
   /** The catalog declares the services' lag unbounded (no settle window). */
   unboundedLag: boolean;
+  /** The abort fault: the share of runs aborted mid-plan (0: none). */
+  abortShare: number;
   database: DatabaseChoice;
   dataDir: string;
   /** Where relative paths are resolved (the directory `pnpm` was invoked from). */
@@ -80,6 +85,7 @@ export function parseReplayArgs(argv: string[]): ReplayArgs | { help: true } {
       oracle: { type: "string", multiple: true, default: [] },
       "fault-rate": { type: "string", default: "0.2" },
       "fault-mix": { type: "string" },
+      "abort-share": { type: "string", default: "0" },
       seed: { type: "string", default: "1" },
       report: { type: "string" },
       limit: { type: "string" },
@@ -191,6 +197,11 @@ export function parseReplayArgs(argv: string[]): ReplayArgs | { help: true } {
     servicePort,
     executorPort,
     unboundedLag: values["unbounded-lag"],
+    abortShare: num(
+      "abort-share",
+      values["abort-share"],
+      z.number().min(0, "must be from 0 to 1").max(1, "must be from 0 to 1"),
+    ),
     database: database.data,
     dataDir,
     cwd,

@@ -5,7 +5,7 @@
  * pnpm tau:replay --tasks FILE --oracle FILE [--tasks FILE --oracle FILE …] --fault-rate 0.2 --seed 1
  *   --report out.json [--limit N] [--concurrency K] [--fault-mix refuse=1,503=1,…|lag-heavy] [--lag-ms N]
  *   [--lag-response ok|504|hang] [--hang-ms N] [--unbounded-lag] [--service-port N] [--executor-port N]
- *   [--db auto|embedded|test]   (see REPLAY_USAGE)
+ *   [--abort-share R] [--db auto|embedded|test]   (see REPLAY_USAGE)
  */
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -62,6 +62,7 @@ async function main(): Promise<void> {
   try {
     const report = await replayTasks(env, tasks, {
       concurrency: args.concurrency,
+      ...(args.abortShare > 0 ? { abort: { share: args.abortShare, seed: args.faults.seed ?? 1 } } : {}),
       onTask: (done, total) => {
         if (done % 20 === 0 || done === total) console.error(`  ${done}/${total} tasks`);
       },
@@ -72,7 +73,10 @@ async function main(): Promise<void> {
       console.log(`\nreport written to ${resolve(args.cwd, args.report)}`);
     }
     const ok =
-      report.targets.probeableAllMatched && report.targets.zeroDuplicates && report.targets.everyUnmatchedInHumanQueue;
+      report.targets.probeableAllMatched &&
+      report.targets.zeroDuplicates &&
+      report.targets.everyUnmatchedInHumanQueue &&
+      report.targets.abortedRunsCorrect;
     process.exitCode = ok ? 0 : 1;
   } finally {
     await env.close();

@@ -10,6 +10,8 @@ import { toPlain } from "../domain/py-json.ts";
 import { loadOracle, loadTasks, type OracleEntry } from "../domain/tasks.ts";
 import { TOOLS } from "../domain/tools.ts";
 import type { RealismTable } from "../service/realism.ts";
+import { abortDriver, abortPlanOf } from "./abort-fault.ts";
+import { type AbortedRun, type AbortTotals, judgeAborts, type TaskAbort } from "./abort-judge.ts";
 import {
   AGENTS,
   type AgentName,
@@ -93,6 +95,8 @@ export interface TaskResult {
   probeable: boolean;
   writes: number;
   scores: Record<AgentName, TaskScore>;
+  /** The abort fault's plan and judgement, when this task's Tristate run was aborted. */
+  abort?: TaskAbort;
 }
 
 /** One record of the human queue that belongs to this replay. */
@@ -133,7 +137,11 @@ export interface ReplayReport {
     probeableAllMatched: boolean;
     zeroDuplicates: boolean;
     everyUnmatchedInHumanQueue: boolean;
+    /** Every aborted run correct (see `abort-scoring.ts`) and every abort answered; true without aborts. */
+    abortedRunsCorrect: boolean;
   };
+  /** The abort fault's figures (`--abort-share`), or null when no run was to be aborted. */
+  aborts: AbortTotals | null;
   humanQueue: QueueItem[];
   tasks: TaskResult[];
 }
@@ -147,6 +155,8 @@ export interface ReplayOptions {
   onTask?: (done: number, total: number, result: TaskResult) => void;
   /** Prefix of run ids (default: a fresh replay id). */
   replayId?: string;
+  /** The abort fault: this share of the runs (drawn from `seed` and the task id) is aborted mid-plan. */
+  abort?: { share: number; seed: number };
 }
 
 async function getJson<T>(url: string): Promise<T> {
@@ -266,6 +276,7 @@ export async function replayTasks(
   const baseline = options.baseline ?? DEFAULT_BASELINE_OPTIONS;
   const results: TaskResult[] = [];
   const runs = new Map<string, AgentRun>();
+  const aborted: AbortedRun[] = [];
   let next = 0;
   let done = 0;
   const worker = async () => {
@@ -273,12 +284,16 @@ export async function replayTasks(
       const task = tasks[next++] as ReplayTask;
       const tenant = task.id;
       const segment = `${task.domain}.${tenant}`;
+      const runId = runIdOf(replayId, task.id);
+      const plan = options.abort ? abortPlanOf(task, options.abort.share, options.abort.seed) : null;
+      const driver = plan ? abortDriver(env, plan, runId) : null;
       const [tri, retry, never] = await Promise.all([
-        runTristateAgent(execute, task, runIdOf(replayId, task.id), tenant, policy),
+        runTristateAgent(execute, task, runId, tenant, policy, driver ? { beforeCall: driver.beforeCall } : {}),
         runBaselineAgent("retry_any", env.serviceUrls.retry_any, task, tenant, baseline),
         runBaselineAgent("never_retry", env.serviceUrls.never_retry, task, tenant, baseline),
       ]);
       runs.set(task.id, tri);
+      if (driver) aborted.push({ task, runId, run: tri, outcome: await driver.outcome() });
       const expected = expectedEffects(task.actions, task.oracle.outputs);
       const probeable = isProbeable(task, env.realism);
       const scores = {} as Record<AgentName, TaskScore>;
@@ -308,6 +323,18 @@ export async function replayTasks(
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, tasks.length)) }, worker));
 
+  const judged = options.abort
+    ? await judgeAborts(
+        { executorUrl: env.executorUrl, adminKey: env.adminKey, serviceUrl: env.serviceUrls.tristate },
+        aborted,
+        new Map(results.map((r) => [r.taskId, r.scores.tristate])),
+        options.abort.share,
+      )
+    : null;
+  for (const r of results) {
+    const a = judged?.perTask.get(r.taskId);
+    if (a) r.abort = a;
+  }
   const humanQueue = await humanQueueOf(env.executorUrl, env.adminKey, `${replayId}.`);
   for (const item of humanQueue) {
     const taskId = item.runId.slice(replayId.length + 1);
@@ -347,7 +374,9 @@ export async function replayTasks(
       probeableAllMatched: t.probeableMatched === t.probeableTasks,
       zeroDuplicates: t.duplicateEffects === 0,
       everyUnmatchedInHumanQueue: t.unmatchedNotQueued === 0,
+      abortedRunsCorrect: !judged || judged.totals.incorrectRuns === 0,
     },
+    aborts: judged?.totals ?? null,
     humanQueue,
     tasks: results,
   };

@@ -63,7 +63,8 @@ export function formatReport(report: ReplayReport): string {
         `${LABEL[a]}: matched ${t[a].matched}/${t[a].tasks} · duplicates ${t[a].duplicateEffects} · gaps ${t[a].gaps} · status lies ${t[a].statusLies}`,
     ),
     "",
-    `targets (Tristate): every probe-able task matched: ${yes(report.targets.probeableAllMatched)}; zero duplicate effects: ${yes(report.targets.zeroDuplicates)}; every unmatched task in the human queue: ${yes(report.targets.everyUnmatchedInHumanQueue)}`,
+    `targets (Tristate): every probe-able task matched: ${yes(report.targets.probeableAllMatched)}; zero duplicate effects: ${yes(report.targets.zeroDuplicates)}; every unmatched task in the human queue: ${yes(report.targets.everyUnmatchedInHumanQueue)}; every aborted run correct: ${yes(report.targets.abortedRunsCorrect)}`,
+    ...abortLines(report.aborts),
   ];
   if (report.humanQueue.length) {
     out.push("", "human queue (Tristate):");
@@ -76,6 +77,18 @@ export function formatReport(report: ReplayReport): string {
 }
 
 const yes = (b: boolean) => (b ? "yes" : "NO");
+
+/** The abort fault's figures (Tristate only: the baselines have no run to abort), and its violations. */
+function abortLines(a: ReplayReport["aborts"]): string[] {
+  if (!a) return [];
+  return [
+    "",
+    `abort fault (--abort-share ${a.share}): ${a.runs} runs aborted mid-plan (runs.abort ${a.viaAgent}, runs.operatorAbort ${a.viaOperator}), ${a.unanswered} not answered, ${a.reportedComplete} reported complete when answered; ${a.refusedAfterAbort} later calls refused (run aborted)`,
+    `  at the remote after settling (${(a.settleWaitMs / 1000).toFixed(1)} s, ${a.unsettledAfterWait} records still open): ${a.reversed} effects reversed, ${a.handedToPerson} handed to a person, ${a.kept} kept (in flight at the abort, no compensation declared)`,
+    `  violations: ${a.unreversed} unreversed, ${a.doneAfterAbort} done after the abort, ${a.incorrectRuns} incorrect runs`,
+    ...a.details.slice(0, 20).map((d) => `  ${d}`),
+  ];
+}
 
 /**
  * The settle windows of a catalog in one line, grouped by value (`2500 ms (11 write tools with a

@@ -178,6 +178,12 @@ export interface TaskScore extends EffectComparison {
    * from its final intent records (filled in after the replay), a baseline's from what it reported.
    */
   statusLies: StatusLies;
+  /**
+   * The run was aborted mid-plan (the replay's `--abort-share`): it is judged by the abort's own
+   * rules (`abort-scoring.ts`) and left out of the matched, unmatched and silently-wrong counts;
+   * its duplicates count against the ground truth plus its reversals, and it has no gaps.
+   */
+  aborted?: boolean;
 }
 
 /**
@@ -280,8 +286,8 @@ export function totalsOf(agent: AgentName, scores: readonly TaskScore[]): AgentT
     tasks: mine.length,
     matched,
     matchRate: mine.length ? matched / mine.length : 0,
-    probeableTasks: mine.filter((s) => s.probeable).length,
-    probeableMatched: mine.filter((s) => s.probeable && s.matched).length,
+    probeableTasks: mine.filter((s) => s.probeable && !s.aborted).length,
+    probeableMatched: mine.filter((s) => s.probeable && !s.aborted && s.matched).length,
     duplicateEffects: mine.reduce((n, s) => n + s.duplicates, 0),
     tasksWithDuplicates: mine.filter((s) => s.duplicates > 0).length,
     gaps: mine.reduce((n, s) => n + s.gaps, 0),
@@ -291,8 +297,8 @@ export function totalsOf(agent: AgentName, scores: readonly TaskScore[]): AgentT
     resolutions,
     humanQueueItems: mine.reduce((n, s) => n + s.humanQueueItems, 0),
     tasksInHumanQueue: mine.filter((s) => s.humanQueueItems > 0).length,
-    unmatchedNotQueued: mine.filter((s) => !s.matched && s.humanQueueItems === 0).length,
-    silentlyWrong: mine.filter((s) => !s.matched && !s.reportedProblem && s.humanQueueItems === 0).length,
+    unmatchedNotQueued: mine.filter((s) => !s.aborted && !s.matched && s.humanQueueItems === 0).length,
+    silentlyWrong: mine.filter((s) => !s.aborted && !s.matched && !s.reportedProblem && s.humanQueueItems === 0).length,
     statusLies: mine.reduce((n, s) => n + s.statusLies.succeededWithoutEffect + s.statusLies.noEffectButApplied, 0),
     statusLiesSucceededWithoutEffect: mine.reduce((n, s) => n + s.statusLies.succeededWithoutEffect, 0),
     statusLiesNoEffectButApplied: mine.reduce((n, s) => n + s.statusLies.noEffectButApplied, 0),
