@@ -1,5 +1,6 @@
 import type { ZodError } from "zod";
 import { isCanonicalisationError } from "./canon.ts";
+import { type ConfirmationSubject, confirmationSubject } from "./confirmation-subject.ts";
 import type { Deadline } from "./deadline.ts";
 import { InvalidArgumentsError } from "./definition-errors.ts";
 import { type Envelope, refusalEnvelope } from "./envelope.ts";
@@ -105,9 +106,37 @@ export async function declarePlan(rt: Runtime, runId: string, steps: PlanStep[])
  *   canonicaliser (field `args.<path>`).
  */
 export function keyFor(rt: Runtime, input: Omit<CallInput, "deadline" | "confirmationToken">): string {
+  return parseCall(rt, input, "keyFor").key;
+}
+
+/** What a confirmation of a call confirms, and the schema-parsed arguments it binds (see `Executor.confirmationFor`). */
+export interface ConfirmationRequest {
+  subject: ConfirmationSubject;
+  /** The arguments after the tool's schema (defaults filled): what the confirmation shows and binds. */
+  parsedArgs: unknown;
+}
+
+/**
+ * What a confirmation token for a call would confirm (see `Executor.confirmationFor`).
+ * @throws InvalidArgumentsError (message `confirmationFor: <field> <rule>`) as {@link keyFor} does.
+ */
+export function confirmationFor(
+  rt: Runtime,
+  input: Omit<CallInput, "deadline" | "confirmationToken">,
+): ConfirmationRequest {
+  const { tool, args, key } = parseCall(rt, input, "confirmationFor");
+  const call = { tenant: rt.tenant, runId: input.runId, stepId: input.stepId, tool: tool.name, idempotencyKey: key };
+  return { subject: confirmationSubject(call, tool, args), parsedArgs: args };
+}
+
+function parseCall(
+  rt: Runtime,
+  input: Omit<CallInput, "deadline" | "confirmationToken">,
+  operation: string,
+): { tool: AnyTool; args: unknown; key: string } {
   const tool = rt.tools.get(input.tool);
   const refuse = (field: string, rule: string) =>
-    new InvalidArgumentsError("keyFor", { tool: input.tool, field, rule });
+    new InvalidArgumentsError(operation, { tool: input.tool, field, rule });
   if (!tool) throw refuse("tool", `"${input.tool}" is not in the catalog`);
   let args: unknown = input.args;
   if (tool.args) {
@@ -121,7 +150,8 @@ export function keyFor(rt: Runtime, input: Omit<CallInput, "deadline" | "confirm
   const badText = findBadText(input.args);
   if (badText) throw refuse(["args", ...badText.path].join("."), badText.rule);
   try {
-    return idempotencyKey(input.runId, input.stepId, tool.name, canonicalIdentity(args, tool.identity), rt.tenant);
+    const key = idempotencyKey(input.runId, input.stepId, tool.name, canonicalIdentity(args, tool.identity), rt.tenant);
+    return { tool, args, key };
   } catch (error) {
     if (isCanonicalisationError(error)) throw refuse(`args.${error.field}`, error.rule);
     throw error;

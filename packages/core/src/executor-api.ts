@@ -4,7 +4,7 @@
  * types (the sweeper, adapters) do not import it.
  */
 import type { Tracer } from "@opentelemetry/api";
-import type { CallInput } from "./call-input.ts";
+import type { CallInput, ConfirmationRequest } from "./call-input.ts";
 import type { Clock } from "./clock.ts";
 import type { ConfirmationVerifier } from "./confirmations.ts";
 import type { Deadline } from "./deadline.ts";
@@ -129,6 +129,13 @@ export interface Executor {
    * @throws TypeError for an unknown tool, or arguments that fail the tool's schema or identity.
    */
   keyFor(input: Omit<CallInput, "deadline" | "confirmationToken">): string;
+  /**
+   * What a confirmation token for this call confirms (to issue one: `ConfirmationTokens.issue`): its
+   * tenant, run, step, tool, key and the canonical form of every argument, with the schema-parsed
+   * arguments to show the person who confirms.
+   * @throws InvalidArgumentsError (a TypeError) as {@link Executor.keyFor} does.
+   */
+  confirmationFor(input: Omit<CallInput, "deadline" | "confirmationToken">): ConfirmationRequest;
   /**
    * Resolves when every outcome write this executor had left in the background (`backgroundOutcomes`)
    * when called has settled: written, or failed and left PENDING for the sweeper. Readers in this

@@ -1,5 +1,5 @@
 import { type Span, SpanStatusCode } from "@opentelemetry/api";
-import { type CallInput, declarePlan, invalidArgs, keyFor, zodIssue } from "./call-input.ts";
+import { type CallInput, confirmationFor, declarePlan, invalidArgs, keyFor, zodIssue } from "./call-input.ts";
 import { isCanonicalisationError } from "./canon.ts";
 import { systemClock } from "./clock.ts";
 import { registeredCompensation } from "./compensation.ts";
@@ -105,6 +105,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     },
     declarePlan: (runId, steps) => declarePlan(rt, runId, steps),
     keyFor: (input) => keyFor(rt, input),
+    confirmationFor: (input) => confirmationFor(rt, input),
     outcomesWritten,
     tools,
     store: rt.store,

@@ -24,11 +24,15 @@ export {
   type RegisteredCompensation,
   recordedCompensationSchema,
 } from "./compensation.ts";
+export { type ConfirmationSubject, canonicalArguments } from "./confirmation-subject.ts";
 export {
+  type ConfirmationRefusalReason,
   type ConfirmationTokens,
+  type ConfirmationVerdict,
   type ConfirmationVerifier,
   createConfirmationTokens,
   DEFAULT_CONFIRMATION_TTL_MS,
+  MAX_CONFIRMATION_TOKEN_CHARS,
 } from "./confirmations.ts";
 export { DEFAULT_RESERVE_MS, Deadline, MIN_CALL_BUDGET_MS } from "./deadline.ts";
 export {

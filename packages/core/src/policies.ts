@@ -1,3 +1,4 @@
+import { confirmationRefusal } from "./confirmation-policy.ts";
 import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import type { IntentRecord } from "./intent-store.ts";
 import type { Runtime } from "./runtime.ts";
@@ -16,37 +17,22 @@ export interface PolicyInput {
 
 /**
  * Pre-flight policies, checked before anything is written or sent (issue 4):
- * - a tool's confirmation policy: above its threshold, a valid confirmation token is required;
+ * - a tool's confirmation policy: above its threshold, a token confirming this call and every
+ *   argument value shown is required (confirmation-policy.ts);
  * - irreversible calls last: an irreversible step is refused while a later step of the run's
  *   declared plan is fallible (has a side effect) and not yet done.
- * A call whose record already exists is not refused (its repeat replays or reconciles).
+ * A call whose record already exists is not refused (its repeat replays or reconciles), except by the
+ * confirmation policy when that record is FAILED_NO_EFFECT: the new attempt sends this call's arguments.
  * @returns a FAILED_NO_EFFECT envelope when refused, else null.
  */
 export async function checkPolicies(rt: Runtime, tool: AnyTool, input: PolicyInput): Promise<Envelope | null> {
-  const refusal = confirmationRefusal(rt, tool, input) ?? (await planRefusal(rt, tool, input));
+  const confirmation = confirmationRefusal(rt, tool, input);
+  const refusal = confirmation ?? (await planRefusal(rt, tool, input));
   if (!refusal) return null;
   const prior = await rt.store.get(input.key);
-  return prior ? null : refusal;
-}
-
-function confirmationRefusal(rt: Runtime, tool: AnyTool, input: PolicyInput): Envelope | null {
-  if (!tool.confirmation) return null;
-  const reason = tool.confirmation(input.args);
-  if (reason === false) return null;
-  const token = input.confirmationToken;
-  if (token !== undefined && rt.confirmations?.verify(token, input.key, rt.clock.nowEpochMs())) return null;
-  return refusalEnvelope({
-    key: input.key,
-    effectPhrase: input.effectPhrase,
-    error: {
-      code: "CONFIRMATION_REQUIRED",
-      message: `${reason}; ${token === undefined ? "no confirmation token was given" : "the confirmation token is invalid, expired or for another call"}`,
-      field: "confirmationToken",
-      rule: "must be a valid confirmation token for this call (idempotency key)",
-    },
-    retrySafe: true,
-    message: `This needs confirmation first (${reason}). Nothing was sent. Ask the user or an operator to confirm, then call again with the confirmation token.`,
-  });
+  if (!prior) return refusal;
+  // A new attempt after FAILED_NO_EFFECT sends this call's arguments (rule 3): it needs its own confirmation.
+  return confirmation && prior.status === "FAILED_NO_EFFECT" ? confirmation : null;
 }
 
 async function planRefusal(rt: Runtime, tool: AnyTool, input: PolicyInput): Promise<Envelope | null> {

@@ -1,7 +1,6 @@
 import { startTripServices, type TripServices, type TripToolOverrides, tripTools } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isCompensationStep, registeredCompensation } from "./compensation.ts";
-import { createConfirmationTokens } from "./confirmations.ts";
 import { Deadline } from "./deadline.ts";
 import { createExecutor, type Executor, type ExecutorOptions } from "./executor.ts";
 import { MemoryIntentStore } from "./memory-intent-store.ts";
@@ -12,7 +11,7 @@ const FLIGHT = { flight_no: "TP1", passenger_ref: "G-1" };
 const EMAIL = { to: "g1@example.com", trip_ref: "T-1" };
 const turn = () => Deadline.after(5_000);
 
-describe("saga.ts, policies.ts and confirmations.ts on MemoryIntentStore", () => {
+describe("saga.ts and policies.ts on MemoryIntentStore", () => {
   let services: TripServices;
   let store: MemoryIntentStore;
 
@@ -165,41 +164,5 @@ describe("saga.ts, policies.ts and confirmations.ts on MemoryIntentStore", () =>
         { stepId: "a", tool: "book_flight" },
       ]),
     ).rejects.toThrow(/appears twice/);
-  });
-
-  it("confirmation tokens: bound to one key, expire, and verify only with their secret", () => {
-    const tokens = createConfirmationTokens("0123456789abcdef");
-    const now = 1_767_225_600_000;
-    const token = tokens.issue("k".repeat(32), now, 60_000);
-    expect(token).toMatch(/^\d+\.[A-Za-z0-9_-]{43}$/);
-    expect(tokens.verify(token, "k".repeat(32), now + 59_999)).toBe(true);
-    expect(tokens.verify(token, "k".repeat(32), now + 60_000)).toBe(false); // expired
-    expect(tokens.verify(token, "j".repeat(32), now)).toBe(false); // another call
-    expect(tokens.verify(`${now + 3_600_000}.${token.split(".")[1]}`, "k".repeat(32), now)).toBe(false); // tampered expiry
-    expect(tokens.verify("garbage", "k".repeat(32), now)).toBe(false);
-    expect(createConfirmationTokens("fedcba9876543210").verify(token, "k".repeat(32), now)).toBe(false);
-    expect(() => createConfirmationTokens("short")).toThrow(TypeError);
-    expect(() => tokens.issue("k", now, 0)).toThrow(TypeError);
-  });
-
-  it("confirmation policy: refused without a token (nothing written), proceeds with one, a repeat replays", async () => {
-    const tokens = createConfirmationTokens("0123456789abcdef");
-    const ex = executor({}, { confirmations: tokens });
-    const input = { runId: "run-1", stepId: "refund", tool: "issue_refund", args: { order_id: "A-9", amount: 100.01 } };
-    const key = ex.keyFor(input);
-    expect(await ex.call({ ...input, deadline: turn() })).toMatchObject({
-      status: "FAILED_NO_EFFECT",
-      error: { code: "CONFIRMATION_REQUIRED" },
-    });
-    expect(await store.get(key)).toBeNull();
-    // Exactly 100.00 is not over the threshold.
-    expect(await call(ex, "refund-100", "issue_refund", { order_id: "A-9", amount: "100.00" })).toMatchObject({
-      status: "SUCCEEDED",
-    });
-    const ok = await ex.call({ ...input, deadline: turn(), confirmationToken: tokens.issue(key, Date.now()) });
-    expect(ok).toMatchObject({ status: "SUCCEEDED", idempotency_key: key });
-    expect(await ex.call({ ...input, deadline: turn() })).toMatchObject({ status: "SUCCEEDED", replayed: true });
-    expect(services.posts.refunds).toBe(2);
-    expect(() => ex.keyFor({ ...input, tool: "nope" })).toThrow(TypeError);
   });
 });

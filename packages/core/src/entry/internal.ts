@@ -8,15 +8,23 @@
  *
  * @example
  * ```ts
- * import { canonicalIdentity, createConfirmationTokens, findBadText, idempotencyKey } from "@tristate/core/internal";
+ * import {
+ *   canonicalArguments,
+ *   canonicalIdentity,
+ *   createConfirmationTokens,
+ *   findBadText,
+ *   idempotencyKey,
+ * } from "@tristate/core/internal";
  * import { canon } from "@tristate/core/tools";
  *
  * const args = { order_id: "a-1182", amount: "49.90" };
- * const identity = canonicalIdentity(args, { order_id: canon.upper, amount: canon.decimal(2) });
- * const key = idempotencyKey("run-1", "step-3", "issue_refund", identity);
+ * const spec = { order_id: canon.upper, amount: canon.decimal(2) };
+ * const key = idempotencyKey("run-1", "step-3", "issue_refund", canonicalIdentity(args, spec));
  *
+ * // A token confirms the call and the canonical form of every argument shown.
  * const tokens = createConfirmationTokens("a shared secret of the replicas");
- * const token = tokens.issue(key, Date.now());
+ * const call = { tenant: "default", runId: "run-1", stepId: "step-3", tool: "issue_refund", idempotencyKey: key };
+ * const token = tokens.issue({ ...call, args: canonicalArguments({ identity: spec }, args) }, Date.now());
  * ```
  * (`examples/internal.ts`, run by the package's tests.)
  * @module
@@ -28,8 +36,11 @@ export {
   buildEnvelope,
   COMPENSATE_STEP_PREFIX,
   CORRECT_STEP_PREFIX,
+  type ConfirmationSubject,
   type ConfirmationTokens,
+  type ConfirmationVerdict,
   type ConfirmationVerifier,
+  canonicalArguments,
   canonicalIdentity,
   classifyInvokeFailure,
   createConfirmationTokens,

@@ -549,6 +549,7 @@ describe("sagas: abort, compensation, irreversible steps and confirmations (real
       const ex = executor({}, { confirmations: tokens });
       const input = { runId, stepId: "refund", tool: "issue_refund", args: big };
       const key = ex.keyFor(input);
+      const subject = ex.confirmationFor(input).subject;
       const refund = (confirmationToken?: string) =>
         ex.call({ ...input, deadline: turn(), ...(confirmationToken !== undefined ? { confirmationToken } : {}) });
       const expectRefused = async (env: Envelope) => {
@@ -566,17 +567,20 @@ describe("sagas: abort, compensation, irreversible steps and confirmations (real
       await expectRefused(await refund());
       // A token for another amount (another key).
       await expectRefused(
-        await refund(tokens.issue(ex.keyFor({ ...input, args: { ...big, amount: "120.00" } }), Date.now())),
+        await refund(
+          tokens.issue(ex.confirmationFor({ ...input, args: { ...big, amount: "120.00" } }).subject, Date.now()),
+        ),
       );
       // An expired token.
-      await expectRefused(await refund(tokens.issue(key, Date.now() - 60_000, 1_000)));
+      await expectRefused(await refund(tokens.issue(subject, Date.now() - 60_000, 1_000)));
       // A token made with another secret.
-      await expectRefused(await refund(createConfirmationTokens("another-secret-0123456789").issue(key, Date.now())));
+      const foreign = createConfirmationTokens("another-secret-0123456789").issue(subject, Date.now());
+      await expectRefused(await refund(foreign));
       // An executor without a verifier refuses every call above the threshold.
       const blind = await executor().call({
         ...input,
         deadline: turn(),
-        confirmationToken: tokens.issue(key, Date.now()),
+        confirmationToken: tokens.issue(subject, Date.now()),
       });
       await expectRefused(blind);
       expect(await store.listByRun(runId)).toHaveLength(0);
@@ -592,7 +596,7 @@ describe("sagas: abort, compensation, irreversible steps and confirmations (real
       expect(small).toMatchObject({ status: "SUCCEEDED" });
       expect(services.posts.refunds).toBe(1);
 
-      const ok = await refund(tokens.issue(key, Date.now()));
+      const ok = await refund(tokens.issue(subject, Date.now()));
       expect(ok).toMatchObject({ status: "SUCCEEDED", idempotency_key: key, result: { amount: "150.00" } });
       expect(services.posts.refunds).toBe(2);
       expect(services.effects.refunds.map((e) => e.clientRef)).toContain(key);

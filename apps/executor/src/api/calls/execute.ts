@@ -1,4 +1,4 @@
-import { Deadline, type Envelope } from "@tristate/core";
+import { Deadline, type Envelope, MAX_CONFIRMATION_TOKEN_CHARS } from "@tristate/core";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { agentProcedure } from "../../trpc/init.ts";
@@ -27,8 +27,11 @@ export const executeInput = z
     deadlineEpochMs: z.number().int().positive().optional(),
     /** Or: the budget from now, ms. */
     budgetMs: z.number().int().positive().optional(),
-    /** Proof that an operator or the end user confirmed this call (`confirmations.issue`), for tools with a confirmation policy. */
-    confirmationToken: z.string().min(1).max(200).optional(),
+    /**
+     * Proof that an operator or the end user confirmed this call (`confirmations.issue`), for tools
+     * with a confirmation policy: it confirms this run, step, tool and every argument value shown.
+     */
+    confirmationToken: z.string().min(1).max(MAX_CONFIRMATION_TOKEN_CHARS).optional(),
     /** The tenant to act in (admin keys only; others act in their key's tenant). */
     tenant: tenantInput,
   })

@@ -1,8 +1,9 @@
-import { DEFAULT_CONFIRMATION_TTL_MS, isInvalidArgumentsError } from "@tristate/core";
+import { DEFAULT_CONFIRMATION_TTL_MS, type Executor, isInvalidArgumentsError, toJson } from "@tristate/core";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { operatorProcedure } from "../../trpc/init.ts";
 import { agentStepIdSchema, idSchema } from "../ids.ts";
+import { maskerFor } from "../secrets.ts";
 import { actingTenant, tenantInput } from "../tenancy.ts";
 
 const id = idSchema;
@@ -27,9 +28,12 @@ export const issueConfirmationInput = z
   .strict();
 
 /**
- * `confirmations.issue` (operator) → a token confirming one high-stakes call (bound to its
- * idempotency key: the same run, step, tool and identity fields). The agent passes it as
- * `confirmationToken` to `calls.execute`.
+ * `confirmations.issue` (operator) → a token confirming one high-stakes call: its tenant, run, step
+ * and tool, its idempotency key (so its identity) and the canonical form of every argument given here
+ * (not only the identity fields). The agent passes it as `confirmationToken` to `calls.execute` (or
+ * MCP `_meta["io.tristate/confirmationToken"]`); a call with any other argument value is refused
+ * before sending, naming the argument. The answer says what the token confirms (`confirms`: the
+ * arguments after the tool's schema, defaults filled, masked as the record views mask them).
  * @throws AppError NOT_FOUND for an unknown tool, BAD_INPUT naming the argument that fails the tool's schema.
  */
 export const confirmationsIssueProcedure = operatorProcedure
@@ -39,19 +43,40 @@ export const confirmationsIssueProcedure = operatorProcedure
     if (!services.executor.tools.has(input.tool)) {
       throw new AppError("NOT_FOUND", `tool "${input.tool}" is not in the catalog`, { field: "tool" });
     }
-    const executor = services.tenants.executor(await actingTenant(ctx, input.tenant));
-    let key: string;
+    const tenant = await actingTenant(ctx, input.tenant);
+    const executor = services.tenants.executor(tenant);
+    let request: ReturnType<Executor["confirmationFor"]>;
     try {
       // Arguments that fail the tool throw InvalidArgumentsError: BAD_INPUT naming `args.<field>` (trpc/init.ts).
-      key = executor.keyFor({ runId: input.runId, stepId: input.stepId, tool: input.tool, args: input.args });
+      request = executor.confirmationFor({
+        runId: input.runId,
+        stepId: input.stepId,
+        tool: input.tool,
+        args: input.args,
+      });
     } catch (error) {
-      // Anything else keyFor throws comes from the tool's own canonicaliser: the arguments' fault too.
+      // Anything else it throws comes from the tool's own canonicaliser: the arguments' fault too.
       if (isInvalidArgumentsError(error)) throw error;
       throw new AppError("BAD_INPUT", error instanceof Error ? error.message : String(error), { field: "args" });
     }
+    const { subject } = request;
     const now = services.now();
     const ttlMs = input.ttlMs ?? DEFAULT_CONFIRMATION_TTL_MS;
-    const token = services.confirmations.issue(key, now, ttlMs);
+    const token = services.confirmations.issue(subject, now, ttlMs);
+    const key = subject.idempotencyKey;
     services.logger.info({ idempotency_key: key, tool: input.tool, issuer: ctx.auth.name }, "confirmation issued");
-    return { token, idempotencyKey: key, expiresAtEpochMs: now + ttlMs };
+    const masker = maskerFor(ctx, input.tool, input.args);
+    return {
+      token,
+      idempotencyKey: key,
+      expiresAtEpochMs: now + ttlMs,
+      /** What the token confirms: this call, and exactly these argument values (secrets masked for all but admins). */
+      confirms: {
+        tenant: subject.tenant,
+        runId: subject.runId,
+        stepId: subject.stepId,
+        tool: subject.tool,
+        args: masker.args(toJson(request.parsedArgs) ?? null),
+      },
+    };
   });
