@@ -123,6 +123,14 @@ const schema = z.object({
    * Absent: a random one per process (tokens then die with the process).
    */
   TRISTATE_CONFIRMATION_SECRET: z.preprocess(emptyAsUndefined, z.string().min(16).optional()),
+  /**
+   * The default scope of MCP calls that name no run (`io.tristate/runId`), ms (default 24 h): the run
+   * is the API key's id and a window, never the MCP session (rule 15), so a repeat with the same tool
+   * and identity by the same key within this long of the first call replays or reconciles it — after a
+   * restart, on another replica, in a new session. Windows are twice this long; repeats up to three
+   * times this apart may still be the same call. Changing it starts new windows.
+   */
+  TRISTATE_MCP_DEFAULT_SCOPE_MS: ms(86_400_000, 60_000, 30 * 86_400_000),
   /** Dashboard sessions (`sessions.create`): lifetime from sign-in, ms (default 12 h). */
   TRISTATE_SESSION_TTL_MS: ms(12 * 3_600_000, 60_000, 30 * 86_400_000),
   /** Dashboard sessions: ended after this long without a call, ms (default 30 min). */

@@ -120,13 +120,19 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
     logger,
   });
   // Rollups for stats.overview and retention (issue 14): a background step, never on a call's path.
-  const longestKeyRetentionMs = Math.max(0, ...tools.map((t) => t.keyRetentionMs ?? 0));
+  // Never archive a record younger than the key retention, nor one the MCP default scope may look up
+  // (its neighbour window: up to three scope periods back, default-scope.ts); a claim still finds an
+  // archived record (rule 15), the scope's look-up reads the live table only.
+  const archiveHorizonMs = Math.max(
+    0,
+    3 * env.TRISTATE_MCP_DEFAULT_SCOPE_MS,
+    ...tools.map((t) => t.keyRetentionMs ?? 0),
+  );
   const readModel =
     env.TRISTATE_ROLLUP_INTERVAL_MS > 0
       ? db.startReadModelLoop({
           intervalMs: env.TRISTATE_ROLLUP_INTERVAL_MS,
-          archiveAfterMs:
-            env.TRISTATE_ARCHIVE_AFTER_MS > 0 ? longestKeyRetentionMs + env.TRISTATE_ARCHIVE_AFTER_MS : null,
+          archiveAfterMs: env.TRISTATE_ARCHIVE_AFTER_MS > 0 ? archiveHorizonMs + env.TRISTATE_ARCHIVE_AFTER_MS : null,
           onError: (err, step) => logger.error({ err, step }, "read model step failed"),
         })
       : null;

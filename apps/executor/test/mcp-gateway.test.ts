@@ -117,11 +117,11 @@ describe("MCP gateway over Streamable HTTP at /mcp", () => {
     expect(ticketsAbout("new laptop")).toHaveLength(2);
     const record = await stack.get("calls.get", { key: a.idempotency_key }, stack.keys.agent);
     expect(record.json.result.data).toMatchObject({ runId: "run-meta-1", stepId: "order-1", tool: "open_ticket" });
-    // Without _meta the run is the session: the record's run is mcp-<session id>.
+    // Without _meta the run is the key's default scope (its id and a window), never the session.
     const plain = envelopeOf(await client.callTool({ name: "open_ticket", arguments: { subject: "session run" } }));
     const plainRecord = (await stack.get("calls.get", { key: plain.idempotency_key }, stack.keys.agent)).json.result
       .data;
-    expect(plainRecord.runId).toMatch(/^mcp-[0-9a-f-]{36}$/);
+    expect(plainRecord.runId).toMatch(/^mcp-[0-9a-f-]{36}-\d{4}-\d\d-\d\dT00:00:00\.000Z$/);
     expect(plainRecord.stepId).toMatch(/^mcp:open_ticket:[0-9a-f]{16}$/);
     // A bad step id is a JSON-RPC invalid-params error naming the _meta key; nothing is called.
     const calls = desk.desk.calls.open_ticket;

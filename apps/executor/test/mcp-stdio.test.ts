@@ -96,6 +96,17 @@ describe("npx tristate mcp (stdio)", () => {
     expect((await stack.get("calls.get", { key }, stack.keys.agent)).status).toBe(404); // default tenant
   });
 
+  it("`tristate mcp` restarted: the client's repeat in the new process replays the first call (the key's scope, not the process); one effect", async () => {
+    const first = await stdioClient(acmeKey);
+    const a = envelopeOf(await first.callTool({ name: "open_ticket", arguments: { subject: "stdio restart" } }));
+    expect(a).toMatchObject({ status: "SUCCEEDED", replayed: false });
+    await first.close(); // the process ends with its stdin
+    const second = await stdioClient(acmeKey);
+    const b = envelopeOf(await second.callTool({ name: "open_ticket", arguments: { subject: "stdio restart " } }));
+    expect(b).toMatchObject({ status: "SUCCEEDED", replayed: true, idempotency_key: a.idempotency_key });
+    expect(ticketsAbout("stdio restart")).toHaveLength(1);
+  });
+
   it("a key revoked while `tristate mcp` runs is refused at its next call; nothing is sent", async () => {
     const made = await new ApiKeyStore(stack.service.services.store.prisma).create({
       name: "stdio soon revoked",

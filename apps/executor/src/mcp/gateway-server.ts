@@ -12,14 +12,23 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { type AnyTool, type Executor, findBadText, invalidArgs, toolKindPolicy } from "@tristate/core";
+import {
+  type AnyTool,
+  type Envelope,
+  type Executor,
+  findBadText,
+  invalidArgs,
+  refusalEnvelope,
+  toolKindPolicy,
+} from "@tristate/core";
 import { z } from "zod";
 import { resolveDeadline } from "../api/calls/execute.ts";
 import { isAppError } from "../app-error.ts";
 import type { Logger } from "../logger.ts";
+import { type DefaultScope, defaultScopeRun } from "./default-scope.ts";
 import { ENVELOPE_OUTPUT_SCHEMA, envelopeResult } from "./envelope-result.ts";
 import { invalidParams } from "./protocol-error.ts";
-import { META_CONFIRMATION, META_DEADLINE, MetaError, runAndStep } from "./run-step.ts";
+import { META_CONFIRMATION, META_DEADLINE, MetaError, stepAndNamedRun } from "./run-step.ts";
 
 /** The server's name and version in `initialize`. */
 export const GATEWAY_INFO = { name: "tristate", version: "0.1.0" } as const;
@@ -28,8 +37,11 @@ export const GATEWAY_INFO = { name: "tristate", version: "0.1.0" } as const;
 export interface GatewayOptions {
   /** The acting tenant's executor (the key's tenant). */
   executor: Executor;
-  /** The session's run id (`mcp-<session id>`), used when a call names no run in `_meta`. */
-  runId: string;
+  /**
+   * The run of calls that name none in `_meta`: the API key's id and a time window (default-scope.ts),
+   * never the session (rule 15).
+   */
+  defaultScope: DefaultScope;
   /** Now, epoch ms (the executor's clock). */
   now(): number;
   /** `TRISTATE_MAX_BUDGET_MS` and `TRISTATE_DEFAULT_BUDGET_MS`, ms. */
@@ -37,7 +49,10 @@ export interface GatewayOptions {
   logger: Logger;
   /** The key's name and tenant, for the log. */
   caller: { name: string; tenant: string };
-  /** Counts calls in flight (incremented when a call starts, decremented when it ends), for a graceful stop. */
+  /**
+   * Counts calls in flight (incremented when a call starts, decremented when it ends), for a graceful
+   * stop and so that the session holding a call is never ended under it.
+   */
   inFlight?: { count: number };
   /**
    * Checked before every `tools/call` (stdio: the key may have been revoked since start-up).
@@ -50,7 +65,8 @@ export interface GatewayOptions {
 const INSTRUCTIONS =
   "Every tool answers an envelope with status SUCCEEDED, FAILED_NO_EFFECT or UNKNOWN and retry_safe. When retry_safe " +
   "is false, do not call the tool again for that step: report the status and the envelope's message. Calling the same " +
-  "tool with the same identifying arguments again in this session is the same step (a replay, never a second effect); " +
+  "tool with the same identifying arguments again with this key (in any session, within the server's scope window) is " +
+  "the same step (a replay, never a second effect); " +
   'to make a second, deliberate call with the same arguments, pass another _meta["io.tristate/stepId"].';
 
 /** One catalog tool as an MCP tool. */
@@ -103,9 +119,9 @@ export function createGatewayServer(options: GatewayOptions): Server {
     if (badArgs) {
       return envelopeResult(invalidArgs(name, { field: badArgs.path.join(".") || "args", rule: badArgs.rule }));
     }
-    let ids: { runId: string; stepId: string };
+    let named: { runId: string | undefined; stepId: string };
     try {
-      ids = runAndStep(meta, options.runId, name, tool, args);
+      named = stepAndNamedRun(meta, name, tool, args);
     } catch (error) {
       if (error instanceof MetaError) throw invalidParams(error.message, { field: error.field });
       throw error;
@@ -113,19 +129,33 @@ export function createGatewayServer(options: GatewayOptions): Server {
     await options.authorize?.();
     const deadline = deadlineOf(meta, options);
     const token = meta?.[META_CONFIRMATION];
+    const { stepId } = named;
     if (options.inFlight) options.inFlight.count++;
     let envelope: Awaited<ReturnType<Executor["call"]>>;
+    let runId: string | null | undefined = named.runId;
     try {
-      envelope = await executor.call({
-        ...ids,
-        tool: name,
-        args,
+      runId ??= await defaultScopeRun(
+        options.defaultScope,
+        executor,
+        { stepId, tool: name, args },
+        options.now(),
         deadline,
-        ...(typeof token === "string" && token ? { confirmationToken: token } : {}),
-      });
+      );
+      envelope =
+        runId === null
+          ? scopeTimedOut(name)
+          : await executor.call({
+              runId,
+              stepId,
+              tool: name,
+              args,
+              deadline,
+              ...(typeof token === "string" && token ? { confirmationToken: token } : {}),
+            });
     } finally {
       if (options.inFlight) options.inFlight.count--;
     }
+    const ids = { runId: runId ?? "", stepId };
     logger.info(
       {
         idempotency_key: envelope.idempotency_key || undefined,
@@ -144,6 +174,18 @@ export function createGatewayServer(options: GatewayOptions): Server {
     return envelopeResult(envelope);
   });
   return server;
+}
+
+/** The answer when the default scope's look-up did not answer within the turn's deadline: nothing sent. */
+function scopeTimedOut(tool: string): Envelope {
+  return refusalEnvelope({
+    key: "",
+    effectPhrase: tool,
+    error: { code: "DEADLINE_EXCEEDED", message: "the look-up of this call's run did not answer within the deadline" },
+    retrySafe: true,
+    message:
+      "The turn's time budget ran out before this action could start; nothing was sent. Try again in a new turn with a fresh deadline.",
+  });
 }
 
 /**

@@ -5,11 +5,15 @@
  *   revoked or malformed key → 401 and counts against the client's address in the auth throttle
  *   (then 429 with `Retry-After`, as for `/trpc`); a viewer or operator key → 403 (agent and admin keys
  *   call tools). The key's tenant decides the executor: its records, its keys.
- * - Sessions: `initialize` (a POST without `Mcp-Session-Id`) opens one; its id is the run of calls that
- *   name none (run-step.ts). A session belongs to the key that opened it: another key sending its id
- *   gets 404, as for an unknown session. Sessions idle for {@link SESSION_IDLE_MS} are closed; a key
- *   holds at most {@link MAX_SESSIONS_PER_KEY} (its least recently used one ends when it opens more),
- *   and at most {@link MAX_SESSIONS} are open per process (then 503). `DELETE /mcp` ends one.
+ * - Sessions: `initialize` (a POST without `Mcp-Session-Id`) opens one. A session is a transport
+ *   concept only: calls that name no run take the default scope (the key's id and a time window,
+ *   default-scope.ts), so a repeat in a new session — after a restart, on another replica, after the
+ *   server ended the first — replays or reconciles the first call. A session belongs to the key that
+ *   opened it: another key sending its id gets 404, as for an unknown session. Sessions idle for
+ *   {@link SESSION_IDLE_MS} are closed; a key holds at most {@link MAX_SESSIONS_PER_KEY} (its least
+ *   recently used one ends when it opens more), and at most {@link MAX_SESSIONS} are open per process
+ *   (then 503). A session with a call in flight is never ended by the server (idle or over the key's
+ *   limit): its call's answer reaches the client. `DELETE /mcp` ends one.
  * - POSTs are answered as JSON (no SSE stream); `GET /mcp` (a server-to-client stream) is 405.
  */
 import { randomUUID } from "node:crypto";
@@ -20,7 +24,6 @@ import type { ApiKeyInfo } from "@tristate/db";
 import type { AuthThrottle } from "../trpc/auth-throttle.ts";
 import type { Services } from "../trpc/context.ts";
 import { createGatewayServer } from "./gateway-server.ts";
-import { sessionRunId } from "./run-step.ts";
 
 /** A session unused this long is closed, ms (30 min). */
 export const SESSION_IDLE_MS = 30 * 60_000;
@@ -39,7 +42,12 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   keyId: string;
   lastUsedEpochMs: number;
+  /** Calls of this session in flight: the server never ends a session while it is above 0. */
+  inFlight: { count: number };
 }
+
+/** Whether the server may end this session now (no call of it in flight). */
+const idle = (s: Session) => s.inFlight.count === 0;
 
 /** The `/mcp` endpoint. */
 export interface McpHttpHandler {
@@ -61,7 +69,7 @@ export function createMcpHttpHandler(services: Services, throttle: AuthThrottle)
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const [id, s] of sessions) {
-      if (now - s.lastUsedEpochMs > SESSION_IDLE_MS) {
+      if (now - s.lastUsedEpochMs > SESSION_IDLE_MS && idle(s)) {
         sessions.delete(id);
         void s.transport.close().catch(() => {});
       }
@@ -131,8 +139,21 @@ export function createMcpHttpHandler(services: Services, throttle: AuthThrottle)
   const open = async (auth: ApiKeyInfo, req: IncomingMessage, res: ServerResponse, body: unknown) => {
     const own = [...sessions.entries()].filter(([, s]) => s.keyId === auth.id);
     if (own.length >= MAX_SESSIONS_PER_KEY) {
-      own.sort(([, a], [, b]) => a.lastUsedEpochMs - b.lastUsedEpochMs);
-      for (const [sid, s] of own.slice(0, own.length - MAX_SESSIONS_PER_KEY + 1)) {
+      // The least recently used sessions end first; a session with a call in flight never does.
+      const endable = own.filter(([, s]) => idle(s)).sort(([, a], [, b]) => a.lastUsedEpochMs - b.lastUsedEpochMs);
+      const over = own.length - MAX_SESSIONS_PER_KEY + 1;
+      if (endable.length < over) {
+        return fail(
+          res,
+          503,
+          -32000,
+          `this key's ${MAX_SESSIONS_PER_KEY} MCP sessions all have calls in flight; try again when one ends`,
+          {
+            "retry-after": "1",
+          },
+        );
+      }
+      for (const [sid, s] of endable.slice(0, over)) {
         sessions.delete(sid);
         await s.transport.close().catch(() => {});
       }
@@ -141,11 +162,12 @@ export function createMcpHttpHandler(services: Services, throttle: AuthThrottle)
       return fail(res, 503, -32000, "too many open MCP sessions; end unused ones (DELETE /mcp) and try again");
     }
     const id = randomUUID();
+    const inFlight = { count: 0 };
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       enableJsonResponse: true,
       onsessioninitialized: (sid) => {
-        sessions.set(sid, { transport, keyId: auth.id, lastUsedEpochMs: Date.now() });
+        sessions.set(sid, { transport, keyId: auth.id, lastUsedEpochMs: Date.now(), inFlight });
       },
     });
     transport.onclose = () => {
@@ -153,7 +175,12 @@ export function createMcpHttpHandler(services: Services, throttle: AuthThrottle)
     };
     const server = createGatewayServer({
       executor: services.tenants.executor(auth.tenant),
-      runId: sessionRunId(id),
+      defaultScope: {
+        callerId: auth.id,
+        windowMs: env.TRISTATE_MCP_DEFAULT_SCOPE_MS,
+        hasRecord: async (key) => (await services.db.intents(auth.tenant).get(key)) !== null,
+      },
+      inFlight,
       now: () => services.now(),
       budget: { maxBudgetMs: env.TRISTATE_MAX_BUDGET_MS, defaultBudgetMs: env.TRISTATE_DEFAULT_BUDGET_MS },
       logger,
@@ -183,6 +210,7 @@ export function createMcpHttpHandler(services: Services, throttle: AuthThrottle)
       if (req.method === "DELETE") return session.transport.handleRequest(req, res);
       const read = await readBody(req, res);
       if (read) await session.transport.handleRequest(req, res, read.body);
+      session.lastUsedEpochMs = Date.now();
       return;
     }
     if (req.method === "DELETE") return fail(res, 400, -32000, "Mcp-Session-Id header is required");

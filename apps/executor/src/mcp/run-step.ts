@@ -5,13 +5,14 @@
  * 1. `params._meta["io.tristate/runId"]` and `params._meta["io.tristate/stepId"]` when the client
  *    gives them (the same rules as `calls.execute`: 1–200 printable ASCII characters without spaces;
  *    no `compensate:`/`correct:` step).
- * 2. Otherwise the run is the MCP session: `mcp-<session id>` (Streamable HTTP's `Mcp-Session-Id`;
- *    for stdio, one id per `tristate mcp` process).
+ * 2. Otherwise the run is the default scope (default-scope.ts): the API key's id and a time window
+ *    (`TRISTATE_MCP_DEFAULT_SCOPE_MS`), never the MCP session, which lives in one process's memory
+ *    (rule 15). The session id stays a transport concept.
  * 3. Otherwise the step is the tool and its canonical identity: `mcp:<tool>:<16 hex of SHA-256 of the
  *    canonical identity>`. A repeat of the same tool with the same identity in the same run is the
- *    same step — a client that timed out (-32001), cancelled and called again gets the first call's
- *    outcome replayed or reconciled, never a second effect. Two deliberate calls with the same
- *    identity need two step ids (`io.tristate/stepId`).
+ *    same step — a client that timed out (-32001), cancelled, lost its session and called again gets
+ *    the first call's outcome replayed or reconciled, never a second effect. Two deliberate calls with
+ *    the same identity need two step ids (`io.tristate/stepId`).
  */
 import type { AnyTool } from "@tristate/core";
 import { identityStep } from "../api/identity-step.ts";
@@ -37,25 +38,17 @@ export class MetaError extends Error {
   }
 }
 
-/** The run id of an MCP session. */
-export const sessionRunId = (sessionId: string): string => `mcp-${sessionId}`;
-
 /**
- * The run and step of one `tools/call`.
- * @param meta the request's `params._meta` (may be absent).
- * @param sessionRun the session's run id ({@link sessionRunId}).
- * @param tool the catalog tool called, or undefined for an unknown tool (the executor refuses it).
- * @param args the call's arguments as sent.
+ * The step of one `tools/call`, and its run when `_meta` names one (else undefined: the default scope).
  * @throws MetaError when a given run or step id breaks its rule.
  */
-export function runAndStep(
+export function stepAndNamedRun(
   meta: Record<string, unknown> | undefined,
-  sessionRun: string,
   toolName: string,
   tool: AnyTool | undefined,
   args: Record<string, unknown>,
-): { runId: string; stepId: string } {
-  const runId = checked(meta, META_RUN_ID, idSchema) ?? sessionRun;
+): { runId: string | undefined; stepId: string } {
+  const runId = checked(meta, META_RUN_ID, idSchema);
   const stepId = checked(meta, META_STEP_ID, agentStepIdSchema) ?? identityStep("mcp", toolName, tool, args);
   return { runId, stepId };
 }

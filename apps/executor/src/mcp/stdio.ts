@@ -1,13 +1,13 @@
 /**
  * `tristate mcp`: the MCP gateway on stdio, for MCP clients that start their servers as commands
  * (`npx tristate mcp`). The API key comes from `TRISTATE_API_KEY` and is verified against the
- * database (an agent or admin key; its tenant decides the records and keys). The run of calls that
- * name none in `_meta` is this process (`mcp-<random id>`). The catalog is `TRISTATE_CONFIG`, the
+ * database (an agent or admin key; its tenant decides the records and keys). Calls that name no run
+ * in `_meta` take the default scope (the key's id and a time window, default-scope.ts), so a client
+ * that restarts `tristate mcp` and repeats a call gets the first one replayed. The catalog is `TRISTATE_CONFIG`, the
  * database `DATABASE_URL` (else the embedded default, which one process opens at a time: stop the
  * service first). Logs go to stderr; stdout carries only MCP. No sweeper runs here: the service's
  * sweepers reconcile records this process leaves PENDING.
  */
-import { randomUUID } from "node:crypto";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createConfirmationTokens, createExecutor } from "@tristate/core";
 import { EmbeddedDatabaseInUseError, openDatabase } from "@tristate/db";
@@ -17,7 +17,6 @@ import { closeMcpUpstreams } from "../catalog/mcp-tool.ts";
 import { readEnv } from "../env.ts";
 import { createGatewayServer } from "./gateway-server.ts";
 import { invalidRequest } from "./protocol-error.ts";
-import { sessionRunId } from "./run-step.ts";
 
 /** The environment variable holding the API key of `tristate mcp`. */
 export const API_KEY_VARIABLE = "TRISTATE_API_KEY";
@@ -83,8 +82,9 @@ export async function runMcpStdio(io: StdioIo): Promise<number> {
       { level: env.LOG_LEVEL, base: { service: "tristate-mcp" }, timestamp: pino.stdTimeFunctions.isoTime },
       pino.destination(2),
     );
+    const store = db.intents(auth.tenant);
     const executor = createExecutor({
-      store: db.intents(auth.tenant),
+      store,
       tools,
       confirmations: createConfirmationTokens(env.TRISTATE_CONFIRMATION_SECRET),
       probe: {
@@ -96,7 +96,11 @@ export async function runMcpStdio(io: StdioIo): Promise<number> {
     const inFlight = { count: 0 };
     const server = createGatewayServer({
       executor,
-      runId: sessionRunId(randomUUID()),
+      defaultScope: {
+        callerId: auth.id,
+        windowMs: env.TRISTATE_MCP_DEFAULT_SCOPE_MS,
+        hasRecord: async (key) => (await store.get(key)) !== null,
+      },
       now: () => executor.clock.nowEpochMs(),
       budget: { maxBudgetMs: env.TRISTATE_MAX_BUDGET_MS, defaultBudgetMs: env.TRISTATE_DEFAULT_BUDGET_MS },
       logger,
