@@ -29,9 +29,19 @@ export interface AgentResult {
   told: ({ status: Envelope["status"]; code?: string; resolution?: string } | null)[];
   /** Why it stopped before the last action (it reports to the user), or null when it went through. */
   stopped: "needs_human" | "unresolved" | "gave_up" | "aborted" | "timeout" | "api_error" | null;
+  /** Per action: when its first call began, epoch ms (the abort check tells in-flight steps from later ones). */
+  firstCallAt: number[];
   /** Calls made, and those the executor did not answer (connection errors, 5xx, timeouts). */
   calls: number;
   unanswered: number;
+}
+
+/** Hooks of {@link runAgent} (the `abortrace` fault races a run's calls through them). */
+export interface AgentHooks {
+  /** Awaited before every call (each attempt and each question about an UNKNOWN step), with the action's index. */
+  beforeCall?(index: number): Promise<void>;
+  /** Told the index of the action whose call is in flight, and null once it was answered. */
+  onFlight?(index: number | null): void;
 }
 
 /** Shared state of the agents: calls in flight now (read when a replica is killed). */
@@ -96,8 +106,9 @@ export async function runAgent(
   policy: AgentPolicy,
   halt: () => "aborted" | "timeout" | null,
   random: () => number,
+  hooks: AgentHooks = {},
 ): Promise<AgentResult> {
-  const result: AgentResult = { runId, told: [], stopped: null, calls: 0, unanswered: 0 };
+  const result: AgentResult = { runId, told: [], stopped: null, calls: 0, unanswered: 0, firstCallAt: [] };
   const end = Date.now() + policy.taskMs;
   let replica = Math.floor(random() * pool.urls.length);
   for (const [index, action] of task.actions.entries()) {
@@ -105,9 +116,12 @@ export async function runAgent(
     let attempts = 0;
     let polls = 0;
     for (;;) {
+      await hooks.beforeCall?.(index);
       result.stopped = halt() ?? (Date.now() > end ? "timeout" : null);
       if (result.stopped) return result;
       result.calls++;
+      if (result.firstCallAt.length === index) result.firstCallAt.push(Date.now());
+      hooks.onFlight?.(index);
       const answer = await post(
         pool,
         pool.urls[replica % pool.urls.length] as string,
@@ -121,6 +135,7 @@ export async function runAgent(
         },
         policy.turnMs + 5000,
       );
+      hooks.onFlight?.(null);
       if ("retryInMs" in answer) {
         result.unanswered++;
         replica++;
@@ -149,7 +164,8 @@ export async function runAgent(
           await sleep(env.error?.retryAfterMs ?? 250 * attempts);
           continue;
         }
-        result.stopped = "gave_up";
+        // Refused because its run was aborted (issue 20): the agent stops and says so.
+        result.stopped = /ABORT/.test(code) ? "aborted" : "gave_up";
         return result;
       }
       if (env.resolution === "needs_human") {

@@ -7,7 +7,8 @@ import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { ApiKeyStore, createPrismaIntentStore } from "@tristate/db";
 import { createTauService, mulberry32, tauBenchDataDir } from "@tristate/example-tau-bench";
-import { loadReplayTasks, type ReplayTask } from "@tristate/example-tau-bench/replay";
+import { loadReplayTasks, REVERSALS, type ReplayTask } from "@tristate/example-tau-bench/replay";
+import { type AbortAnswer, abortRaceOne, type LiveRun, raceHooks, sendAbort } from "./abort-race.ts";
 import { type AgentPool, type AgentResult, runAgent } from "./agent.ts";
 import {
   addViolations,
@@ -18,7 +19,7 @@ import {
   violationCount,
 } from "./checker.ts";
 import { emptyCounts, type FaultCounts, runSchedule } from "./faults.ts";
-import { abortRun, observeRound, operatorAction, waitSettled } from "./observe.ts";
+import { observeRound, operatorAction, waitSettled } from "./observe.ts";
 import type { CampaignOptions } from "./options.ts";
 import { createTempCluster, freePort } from "./postgres.ts";
 import { ReplicaSet } from "./replicas.ts";
@@ -101,10 +102,25 @@ export async function runCampaign(
     await store.close();
     const pool: AgentPool = { urls: replicas.urls, agentKey, inFlight: 0 };
     let order: ReplayTask[] = [];
+    // With `abortrace`, a share of the runs is a task with a booking (the one compensable tool), so
+    // aborts race bookings too (τ-bench has 5 such tasks among its 500+).
+    const bookings = tasks.filter((t) => t.actions.some((a) => REVERSALS[`${t.domain}.${a.name}`]));
+    const bookingShare = options.faults.includes("abortrace") ? 0.15 : 0;
+    const nextTask = (): ReplayTask => {
+      if (bookings.length && random() < bookingShare)
+        return bookings[Math.floor(random() * bookings.length)] as ReplayTask;
+      if (order.length === 0) order = shuffled(tasks, random);
+      return order.shift() as ReplayTask;
+    };
     const deadline = started + options.minutes * 60_000;
     for (let round = 1; Date.now() < deadline && !killsReached(options, counts); round++) {
       const prefix = `chaos-${options.seed}-r${round}`;
-      const runs: RoundRun[] = [];
+      const runs: LiveRun[] = [];
+      const fire = async (r: LiveRun): Promise<AbortAnswer> => {
+        const first = Math.floor(random() * pool.urls.length);
+        r.abort = await sendAbort(pool, adminKey, r.race?.via ?? "runs.abort", r.runId, first);
+        return r.abort;
+      };
       const roundStart = Date.now();
       // Agents still busy this long after the round's time stop after their current call (and say so).
       const cutoffMs = options.roundMs + 30_000;
@@ -112,18 +128,22 @@ export async function runCampaign(
       const agents = Promise.all(
         Array.from({ length: options.concurrency }, async (_, slot) => {
           for (let n = 0; n === 0 || Date.now() - roundStart < options.roundMs; n++) {
-            if (order.length === 0) order = shuffled(tasks, random);
-            const task = order.shift() as ReplayTask;
-            const r: RoundRun = {
+            const task = nextTask();
+            const r: LiveRun = {
               task,
               runId: `${prefix}.s${slot}t${n}.${task.id}`,
               tenant: `r${round}s${slot}t${n}`,
               aborted: false,
+              race: null,
+              abort: null,
+              inFlight: null,
+              begun: 0,
               result: null,
             };
             runs.push(r);
             const halt = () => (r.aborted ? "aborted" : Date.now() - roundStart > cutoffMs ? "timeout" : null);
-            r.result = await runAgent(pool, r.task, r.runId, r.tenant, options.policy, halt, random);
+            const hooks = raceHooks(r, fire, random);
+            r.result = await runAgent(pool, r.task, r.runId, r.tenant, options.policy, halt, random, hooks);
           }
         }),
       );
@@ -145,12 +165,13 @@ export async function runCampaign(
           lagEpisodeMs: options.lagEpisodeMs,
           random,
           abortOne: async () => {
-            const running = runs.filter((r) => !r.result && !r.aborted);
+            const running = runs.filter((r) => !r.result && !r.aborted && !r.race);
             const r = running[Math.floor(random() * running.length)];
             if (!r) return null;
             r.aborted = true;
-            return abortRun(pool, r.runId);
+            return (await fire(r)).detail;
           },
+          abortRaceOne: () => abortRaceOne(runs, fire, random),
           operatorOne: () => operatorAction(cluster.pool, pool.urls, adminKey, serviceUrl, prefix, random),
         },
         counts,
@@ -159,7 +180,10 @@ export async function runCampaign(
       await agents;
       const faultMs = Date.now() - roundStart;
       await replicas.allUp();
-      const settle = await waitSettled(cluster.pool, prefix, options.settleTimeoutMs);
+      const settle = await waitSettled(cluster.pool, prefix, options.settleTimeoutMs, {
+        runIds: runs.filter((r) => r.aborted || r.race?.sent).map((r) => r.runId),
+        tools: Object.keys(REVERSALS),
+      });
       const observations: TaskObservation[] = await observeRound(
         cluster.pool,
         serviceUrl,
@@ -167,7 +191,9 @@ export async function runCampaign(
           task: r.task,
           runId: r.runId,
           tenant: r.tenant,
-          aborted: r.aborted,
+          aborted: r.aborted || Boolean(r.race?.sent),
+          // When the abort was answered (null: never; the abort check then only counts reversals).
+          ...(r.aborted || r.race?.sent ? { abortAnsweredAt: r.abort?.answeredAt ?? null } : {}),
           agent: r.result as AgentResult,
         })),
       );
@@ -203,7 +229,7 @@ export async function runCampaign(
       };
       rounds.push(report);
       onRound(report, counts);
-      if (violationCount(violations) > 0 || !planted.duplicate || !planted.gap) break;
+      if (violationCount(violations) > 0 || !planted.duplicate || !planted.gap || !planted.abort) break;
     }
   } finally {
     process.off("SIGINT", onSignal);
@@ -226,15 +252,6 @@ export async function runCampaign(
     unexpectedExits: unexpectedExits(),
     exits: replicas.replicas.flatMap((r) => r.crashes.map((c) => ({ replica: r.index, ...c }))),
   };
-}
-
-/** One task run of a round. */
-interface RoundRun {
-  task: ReplayTask;
-  runId: string;
-  tenant: string;
-  aborted: boolean;
-  result: AgentResult | null;
 }
 
 function countStops(results: readonly (AgentResult | null)[]): Record<string, number> {

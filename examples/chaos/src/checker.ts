@@ -1,7 +1,9 @@
 /**
  * The checks after every round, from the remote's effect log, the intent log and the oracle:
- * duplicates, silent gaps, records stuck PENDING/UNKNOWN outside the human queue, and status lies —
- * and, each round, proof that the checker flags a planted duplicate and a planted gap.
+ * duplicates, silent gaps, records stuck PENDING/UNKNOWN outside the human queue, status lies, and
+ * aborted runs left holding an effect (issue 20: a compensable effect neither reversed nor with a
+ * person, or an effect of a step first called after the abort was answered) — and, each round, proof
+ * that the checker flags a planted duplicate, a planted gap and a planted unreversed abort.
  */
 import type { Envelope } from "@tristate/core";
 import { kwargsOf } from "@tristate/example-tau-bench/catalog";
@@ -11,7 +13,9 @@ import {
   type EffectEntry,
   effectSignature,
   expectedEffects,
+  type LoggedEffect,
   type ReplayTask,
+  scoreAbortedRun,
   type WriteClaim,
 } from "@tristate/example-tau-bench/replay";
 import type { AgentResult } from "./agent.ts";
@@ -32,11 +36,18 @@ export interface RecordRow {
 export interface TaskObservation {
   task: ReplayTask;
   agent: AgentResult;
-  /** The run was aborted (`runs.abort`) while the agent drove it. */
+  /** The run was aborted (`runs.abort` / `runs.operatorAbort`) while the agent drove it. */
   aborted: boolean;
+  /**
+   * For an aborted run whose abort is known to hold: when the abort was answered, epoch ms (null:
+   * never answered but recorded by the executor, so every step counts as in flight and only the
+   * reversals are judged). Absent: the abort check does not apply (not aborted, or an abort that was
+   * never answered nor recorded — the run was not aborted).
+   */
+  abortAnsweredAt?: number | null;
   records: RecordRow[];
-  /** The instance's effect log (lagged effects included). */
-  effects: EffectEntry[];
+  /** The instance's effect log (lagged effects included), with the changed record where the tool returned one. */
+  effects: LoggedEffect[];
   /** How many of those effects the remote hid from its lookups for a while (the lag fault). */
   lagged?: number;
 }
@@ -51,10 +62,21 @@ export interface Violations {
   stuck: number;
   /** SUCCEEDED without the effect, or FAILED_NO_EFFECT with it (final records and what the agent was told). */
   statusLies: number;
+  /**
+   * Effects an aborted run holds at the remote: compensable ones neither reversed nor waiting for a
+   * person, and any of a step first called after the abort was answered (`scoreAbortedRun`).
+   */
+  abortUndone: number;
 }
 
 /** No violations. */
-export const NO_VIOLATIONS: Violations = Object.freeze({ duplicates: 0, silentGaps: 0, stuck: 0, statusLies: 0 });
+export const NO_VIOLATIONS: Violations = Object.freeze({
+  duplicates: 0,
+  silentGaps: 0,
+  stuck: 0,
+  statusLies: 0,
+  abortUndone: 0,
+});
 
 /** Adds `b` into `a`. */
 export function addViolations(a: Violations, b: Violations): Violations {
@@ -63,11 +85,13 @@ export function addViolations(a: Violations, b: Violations): Violations {
     silentGaps: a.silentGaps + b.silentGaps,
     stuck: a.stuck + b.stuck,
     statusLies: a.statusLies + b.statusLies,
+    abortUndone: a.abortUndone + b.abortUndone,
   };
 }
 
 /** The sum of the counts. */
-export const violationCount = (v: Violations): number => v.duplicates + v.silentGaps + v.stuck + v.statusLies;
+export const violationCount = (v: Violations): number =>
+  v.duplicates + v.silentGaps + v.stuck + v.statusLies + v.abortUndone;
 
 function tally(entries: readonly EffectEntry[]): Map<string, number> {
   const m = new Map<string, number>();
@@ -136,8 +160,21 @@ export function checkTask(o: TaskObservation): { violations: Violations; details
       `status lies: records ${JSON.stringify(recordLies)}, agent told ${JSON.stringify(toldLies)} (told ${JSON.stringify(o.agent.told)})`,
     );
   }
+  let abortUndone = 0;
+  if (o.aborted && o.abortAnsweredAt !== undefined) {
+    const judged = scoreAbortedRun({
+      domain: o.task.domain,
+      actions: o.task.actions,
+      firstCallAt: o.agent.firstCallAt,
+      abortAnsweredAt: o.abortAnsweredAt ?? Number.POSITIVE_INFINITY,
+      records: o.records,
+      effects: o.effects,
+    });
+    abortUndone = judged.unreversed + judged.doneAfterAbort;
+    details.push(...judged.details);
+  }
   return {
-    violations: { duplicates, silentGaps, stuck, statusLies },
+    violations: { duplicates, silentGaps, stuck, statusLies, abortUndone },
     details: details.map((d) => `${o.agent.runId}: ${d}`),
   };
 }
@@ -172,15 +209,45 @@ function cleanBase(observations: readonly TaskObservation[]): TaskObservation {
   throw new Error("no task of the round has an effect to plant a duplicate or a gap in");
 }
 
+/** A booking with its record but no reversal, in an aborted airline run: what the abort check must flag. */
+function plantedUnreversedAbort(base: TaskObservation): TaskObservation {
+  const args = { user_id: "planted", origin: "JFK", destination: "SFO" };
+  return {
+    ...base,
+    task: { ...base.task, domain: "airline", actions: [{ name: "book_reservation", kwargs: args, write: true }] },
+    agent: { ...base.agent, stopped: "aborted", told: [{ status: "SUCCEEDED" }], firstCallAt: [0] },
+    aborted: true,
+    abortAnsweredAt: 1,
+    records: [
+      {
+        key: "planted",
+        stepId: "a0",
+        tool: "airline.book_reservation",
+        args,
+        status: "SUCCEEDED",
+        resolution: null,
+        needsHuman: false,
+      },
+    ],
+    effects: [{ tool: "book_reservation", args, record: { reservation_id: "PLANTED" } }],
+  };
+}
+
 /**
- * Plants a duplicate (one effect applied twice) and a gap (one effect missing) into a clean task of
- * the round and checks that the checker flags each; false means the checker is blind.
+ * Plants a duplicate (one effect applied twice), a gap (one effect missing) into a clean task of the
+ * round, and an aborted run holding an unreversed booking, and checks that the checker flags each;
+ * false means the checker is blind.
  */
-export function checkerSelfTest(observations: readonly TaskObservation[]): { duplicate: boolean; gap: boolean } {
+export function checkerSelfTest(observations: readonly TaskObservation[]): {
+  duplicate: boolean;
+  gap: boolean;
+  abort: boolean;
+} {
   const base = cleanBase(observations);
   const [first, ...rest] = base.effects;
-  if (!first) return { duplicate: false, gap: false };
+  if (!first) return { duplicate: false, gap: false, abort: false };
   const dup = checkTask({ ...base, effects: [...base.effects, first] }).violations;
   const gap = checkTask({ ...base, effects: rest }).violations;
-  return { duplicate: dup.duplicates > 0, gap: gap.silentGaps > 0 };
+  const abort = checkTask(plantedUnreversedAbort(base)).violations;
+  return { duplicate: dup.duplicates > 0, gap: gap.silentGaps > 0, abort: abort.abortUndone > 0 };
 }

@@ -9,7 +9,7 @@ import type { TempCluster } from "./postgres.ts";
 import type { ReplicaSet } from "./replicas.ts";
 
 /** The fault kinds of `--faults`. */
-export const FAULT_KINDS = ["kill", "pgkill", "pgcrash", "lag", "skew", "abort", "operator"] as const;
+export const FAULT_KINDS = ["kill", "pgkill", "pgcrash", "lag", "skew", "abort", "abortrace", "operator"] as const;
 /** One of {@link FAULT_KINDS}. */
 export type ChaosFault = (typeof FAULT_KINDS)[number];
 
@@ -21,6 +21,7 @@ export const DEFAULT_INTERVALS_MS: Record<ChaosFault, number> = {
   lag: 8000,
   skew: 10000,
   abort: 6000,
+  abortrace: 6000,
   operator: 4000,
 };
 
@@ -46,6 +47,11 @@ export interface FaultTargets {
   lagEpisodeMs: number;
   /** Aborts one running saga; resolves to what happened (or null when no run was running). */
   abortOne(): Promise<string | null>;
+  /**
+   * Aborts one run while one of its calls is in flight (`runs.abort` or `runs.operatorAbort`), its
+   * agent going on; resolves to what happened (or null: no call in flight to race now).
+   */
+  abortRaceOne(): Promise<string | null>;
   /** One operator action racing the sweeper; resolves to what it did (or null: nothing to act on). */
   operatorOne(): Promise<string | null>;
   random: () => number;
@@ -65,7 +71,7 @@ export interface FaultCounts {
 /** Zero counters. */
 export function emptyCounts(): FaultCounts {
   return {
-    fired: { kill: 0, pgkill: 0, pgcrash: 0, lag: 0, skew: 0, abort: 0, operator: 0 },
+    fired: { kill: 0, pgkill: 0, pgcrash: 0, lag: 0, skew: 0, abort: 0, abortrace: 0, operator: 0 },
     killsInFlight: 0,
     killsStarting: 0,
     backendsTerminated: 0,
@@ -156,8 +162,13 @@ export async function runSchedule(
             return;
           }
           case "abort":
+          case "abortrace":
           case "operator": {
-            const what = await (kind === "abort" ? targets.abortOne() : targets.operatorOne());
+            const what = await (kind === "abort"
+              ? targets.abortOne()
+              : kind === "abortrace"
+                ? targets.abortRaceOne()
+                : targets.operatorOne());
             if (what) log(what);
             else next.set(kind, Date.now() - started + 250); // nothing to act on yet: look again soon
             return;

@@ -28,7 +28,7 @@ async function main(): Promise<number> {
   const report = await runCampaign(options, (round) => console.log(roundLine(round)));
   const notes: string[] = [];
   const failedRound = report.rounds.find(
-    (r) => violationCount(r.violations) > 0 || !r.planted.duplicate || !r.planted.gap,
+    (r) => violationCount(r.violations) > 0 || !r.planted.duplicate || !r.planted.gap || !r.planted.abort,
   );
   let code = 0;
   if (failedRound) {

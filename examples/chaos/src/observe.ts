@@ -1,14 +1,14 @@
 /**
  * What the campaign reads and does besides the agents: the round's intent records (SQL on the
- * campaign's cluster), the remote's effect logs, aborting a saga mid-flight (`runs.abort`), and an
- * operator resolving queue items from the remote's truth while the sweepers run.
+ * campaign's cluster), the remote's effect logs, and an operator resolving queue items from the
+ * remote's truth while the sweepers run.
  */
 import { randomUUID } from "node:crypto";
 import { kwargsOf } from "@tristate/example-tau-bench/catalog";
 import type { EffectEntry, ReplayTask } from "@tristate/example-tau-bench/replay";
 import canonicalize from "canonicalize";
 import type pg from "pg";
-import { type AgentPool, type AgentResult, post } from "./agent.ts";
+import type { AgentResult } from "./agent.ts";
 import type { RecordRow, TaskObservation } from "./checker.ts";
 import { withRetry } from "./postgres.ts";
 
@@ -24,18 +24,54 @@ async function unsettled(db: pg.Pool, prefix: string): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
-/** Waits (faults stopped, replicas up) until the sweepers settled the round, at most `timeoutMs`. */
-export async function waitSettled(db: pg.Pool, prefix: string, timeoutMs: number): Promise<{ waitedMs: number }> {
+/**
+ * Confirmed effects of the aborted runs whose tool declares a compensation, with no settled
+ * compensation record yet and nothing waiting for a person: their undo may still be on its way.
+ * Only a reason to wait; the check itself reads the remote.
+ */
+async function undoPending(db: pg.Pool, abortedRunIds: readonly string[], tools: readonly string[]): Promise<number> {
+  if (!abortedRunIds.length || !tools.length) return 0;
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM intent_records o WHERE o.run_id = ANY($1) AND o.tool = ANY($2)
+        AND o.status = 'SUCCEEDED' AND NOT o.needs_human AND o.step_id NOT LIKE '%:%'
+        AND NOT EXISTS (SELECT 1 FROM intent_records c WHERE c.run_id = o.run_id
+          AND right(c.step_id, length(o.key) + 1) = ':' || o.key AND (c.status = 'SUCCEEDED' OR c.needs_human))`,
+    [abortedRunIds, tools],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** How long the campaign waits for undos once nothing is PENDING or UNKNOWN outside the queue, ms. */
+const UNDO_WAIT_MS = 60_000;
+
+/**
+ * Waits (faults stopped, replicas up) until the sweepers settled the round, at most `timeoutMs`, and
+ * then until the aborted runs' compensable effects have their undo settled (or wait for a person),
+ * at most {@link UNDO_WAIT_MS} more.
+ */
+export async function waitSettled(
+  db: pg.Pool,
+  prefix: string,
+  timeoutMs: number,
+  aborted: { runIds: readonly string[]; tools: readonly string[] } = { runIds: [], tools: [] },
+): Promise<{ waitedMs: number }> {
   const t0 = Date.now();
+  let settledAt: number | null = null;
   while (Date.now() - t0 < timeoutMs) {
     const n = await withRetry("unsettled records", () => unsettled(db, prefix));
-    if (n === 0) break;
+    if (n === 0) {
+      settledAt ??= Date.now();
+      const undos = await withRetry("undos", () => undoPending(db, aborted.runIds, aborted.tools));
+      if (undos === 0 || Date.now() - settledAt > UNDO_WAIT_MS) break;
+    } else settledAt = null;
     await sleep(250);
   }
   return { waitedMs: Date.now() - t0 };
 }
 
 interface EffectRow extends EffectEntry {
+  /** The changed record (a booking's reservation). */
+  record?: unknown;
   at: number;
   visibleAt: number;
 }
@@ -62,24 +98,50 @@ interface DbRecord {
 
 const RECORD_COLUMNS = "key, run_id, step_id, tool, args, status::text, resolution::text, needs_human, version";
 
-/** Reads every task of a round: its records and its instance's effect log. */
+/**
+ * Runs whose abort the executor recorded (`run_aborts`, issue 20 §1), for aborts that were never
+ * answered; none before that table exists.
+ */
+async function recordedAborts(db: pg.Pool, runIds: readonly string[]): Promise<Set<string>> {
+  if (!runIds.length) return new Set();
+  const { rows: exists } = await db.query<{ t: string | null }>("SELECT to_regclass('run_aborts')::text AS t");
+  if (!exists[0]?.t) return new Set();
+  const { rows } = await db.query<{ run_id: string }>("SELECT run_id FROM run_aborts WHERE run_id = ANY($1)", [runIds]);
+  return new Set(rows.map((r) => r.run_id));
+}
+
+/**
+ * Reads every task of a round: its records and its instance's effect log. An aborted run whose abort
+ * was never answered is judged (every step counting as in flight) only if the executor recorded it.
+ */
 export async function observeRound(
   db: pg.Pool,
   serviceUrl: string,
-  runs: { task: ReplayTask; runId: string; tenant: string; aborted: boolean; agent: AgentResult }[],
+  runs: {
+    task: ReplayTask;
+    runId: string;
+    tenant: string;
+    aborted: boolean;
+    abortAnsweredAt?: number | null;
+    agent: AgentResult;
+  }[],
 ): Promise<TaskObservation[]> {
   const { rows } = await withRetry("intent records", () =>
     db.query<DbRecord>(`SELECT ${RECORD_COLUMNS} FROM intent_records WHERE run_id = ANY($1)`, [
       runs.map((r) => r.runId),
     ]),
   );
+  const unanswered = runs.filter((r) => r.aborted && r.abortAnsweredAt === null).map((r) => r.runId);
+  const recorded = await withRetry("run aborts", () => recordedAborts(db, unanswered));
   return Promise.all(
     runs.map(async (r) => {
       const effects = await effectsOf(serviceUrl, `${r.task.domain}.${r.tenant}`);
+      const judged = typeof r.abortAnsweredAt === "number" || (r.abortAnsweredAt === null && recorded.has(r.runId));
       return {
         task: r.task,
         agent: r.agent,
         aborted: r.aborted,
+        ...(judged ? { abortAnsweredAt: r.abortAnsweredAt ?? null } : {}),
         records: rows
           .filter((x) => x.run_id === r.runId)
           .map((x) => ({
@@ -91,33 +153,11 @@ export async function observeRound(
             resolution: x.resolution,
             needsHuman: x.needs_human,
           })),
-        effects: effects.map((e) => ({ tool: e.tool, args: e.args })),
+        effects: effects.map((e) => ({ tool: e.tool, args: e.args, record: e.record })),
         lagged: effects.filter((e) => e.visibleAt > e.at + 500).length,
       };
     }),
   );
-}
-
-/** `runs.abort` of one run, asked again (same run, fresh deadline) while no replica answers. */
-export async function abortRun(pool: AgentPool, runId: string): Promise<string> {
-  const end = Date.now() + 60_000;
-  for (let i = 0; Date.now() < end; i++) {
-    const url = pool.urls[i % pool.urls.length] as string;
-    const answer = await post(pool, url, "runs.abort", { runId, budgetMs: 20_000 }, 25_000);
-    if ("retryInMs" in answer) {
-      await sleep(answer.retryInMs);
-      continue;
-    }
-    if ("status" in answer) return `run ${runId}: runs.abort answered ${answer.status}`;
-    const report = answer.data as {
-      complete?: boolean;
-      needsHuman?: number;
-      steps?: { stepId: string; outcome: string }[];
-    };
-    const steps = (report.steps ?? []).map((s) => `${s.stepId}:${s.outcome}`).join(" ");
-    return `run ${runId} aborted: complete ${String(report.complete)}, needs human ${String(report.needsHuman ?? 0)}${steps ? `, ${steps}` : ""}`;
-  }
-  return `run ${runId}: runs.abort unanswered for 60 s`;
 }
 
 /**

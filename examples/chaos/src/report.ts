@@ -25,8 +25,8 @@ export interface RoundReport {
   /** Calls the executor did not answer (connection errors, 5xx, timeouts), asked again. */
   unanswered: number;
   violations: Violations;
-  /** The checker flagged the planted duplicate / gap. */
-  planted: { duplicate: boolean; gap: boolean };
+  /** The checker flagged the planted duplicate / gap / unreversed effect of an aborted run. */
+  planted: { duplicate: boolean; gap: boolean; abort: boolean };
   /** Replica exits the campaign did not cause, so far. */
   unexpectedExits: number;
   schedule: FaultEvent[];
@@ -49,7 +49,8 @@ export interface CampaignReport {
   exits: { replica: number; code: number | null; output: string }[];
 }
 
-const v = (x: Violations) => `dup ${x.duplicates} gap ${x.silentGaps} stuck ${x.stuck} lies ${x.statusLies}`;
+const v = (x: Violations) =>
+  `dup ${x.duplicates} gap ${x.silentGaps} stuck ${x.stuck} lies ${x.statusLies} abort-undone ${x.abortUndone}`;
 
 /** One line for a round. */
 export function roundLine(r: RoundReport): string {
@@ -59,7 +60,8 @@ export function roundLine(r: RoundReport): string {
   const stops = Object.entries(r.stopped)
     .map(([k, n]) => `${k} ${n}`)
     .join(", ");
-  const planted = `planted dup ${r.planted.duplicate ? "flagged" : "MISSED"}, gap ${r.planted.gap ? "flagged" : "MISSED"}`;
+  const flag = (b: boolean) => (b ? "flagged" : "MISSED");
+  const planted = `planted dup ${flag(r.planted.duplicate)}, gap ${flag(r.planted.gap)}, abort ${flag(r.planted.abort)}`;
   return [
     `round ${String(r.round).padStart(3)}`,
     `${r.tasks} tasks ${(r.faultMs / 1000).toFixed(0)} s + settle ${(r.settleMs / 1000).toFixed(1)} s`,
@@ -87,7 +89,7 @@ export function summaryText(c: CampaignReport, passed: boolean, note: string[]):
     `chaos ${passed ? "PASSED" : "FAILED"} — seed ${c.seed}, ${c.replicas} replica(s), ${(c.durationMs / 60_000).toFixed(1)} min, ${c.rounds.length} rounds, ${tasks} task runs`,
     `  executor SIGKILLs ${killsAll} (kill ${f.kill}, skew restarts ${f.skew}; ${c.counts.killsInFlight} with calls in flight, ${c.counts.killsStarting} while starting)`,
     `  PostgreSQL crashes ${f.pgcrash} (immediate shutdown + restart); pgkill ${f.pgkill} (${c.counts.backendsTerminated} backends terminated)`,
-    `  lag episodes ${f.lag} (${lagged} effects lagged); aborted sagas ${f.abort}; operator actions ${f.operator}`,
+    `  lag episodes ${f.lag} (${lagged} effects lagged); aborted sagas ${f.abort}; aborts racing in-flight calls ${f.abortrace}; operator actions ${f.operator}`,
     `  effects ${effects}, intent records ${records}, left waiting for a person ${queue}, calls unanswered and asked again ${unanswered}`,
     `  agents: ${Object.entries(stops)
       .map(([k, n]) => `${k} ${n}`)

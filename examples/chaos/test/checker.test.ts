@@ -33,6 +33,7 @@ const agent = (over: Partial<AgentResult> = {}): AgentResult => ({
   stopped: null,
   calls: 3,
   unanswered: 0,
+  firstCallAt: [10, 20, 30],
   ...over,
 });
 
@@ -52,7 +53,13 @@ const clean = (): TaskObservation => ({
 
 describe("checkTask", () => {
   it("a run that went through with every effect once: no violation", () => {
-    expect(checkTask(clean()).violations).toEqual({ duplicates: 0, silentGaps: 0, stuck: 0, statusLies: 0 });
+    expect(checkTask(clean()).violations).toEqual({
+      duplicates: 0,
+      silentGaps: 0,
+      stuck: 0,
+      statusLies: 0,
+      abortUndone: 0,
+    });
   });
 
   it("an effect applied twice for one intent record is a duplicate", () => {
@@ -77,7 +84,13 @@ describe("checkTask", () => {
       told: [{ status: "SUCCEEDED" }, { status: "SUCCEEDED" }, { status: "UNKNOWN" }],
       stopped: "needs_human",
     });
-    expect(checkTask(queued).violations).toEqual({ duplicates: 0, silentGaps: 0, stuck: 0, statusLies: 0 });
+    expect(checkTask(queued).violations).toEqual({
+      duplicates: 0,
+      silentGaps: 0,
+      stuck: 0,
+      statusLies: 0,
+      abortUndone: 0,
+    });
     const aborted = {
       ...clean(),
       aborted: true,
@@ -116,20 +129,95 @@ describe("checkTask", () => {
   });
 });
 
+describe("checkTask on an aborted run (issue 20)", () => {
+  const booking = { user_id: "u1", origin: "JFK", destination: "SFO" };
+  const airline: ReplayTask = {
+    id: "airline-test-1",
+    domain: "airline",
+    actions: [
+      { name: "book_reservation", kwargs: booking, write: true },
+      { name: "update_reservation_baggages", kwargs: { reservation_id: "R1", total_baggages: 1 }, write: true },
+    ],
+    oracle: { outputs: ["{...}", "{...}"], state_hash: "", state_hash_jcs: "" },
+  };
+  const rec = (stepId: string, tool: string, args: object, needsHuman = false): RecordRow => ({
+    key: `k-${stepId}`,
+    stepId,
+    tool: `airline.${tool}`,
+    args: { ...args, tenant: "t1" },
+    status: "SUCCEEDED",
+    resolution: null,
+    needsHuman,
+  });
+  const booked = { tool: "book_reservation", args: booking, record: { reservation_id: "NEW1" } };
+  const aborted = (over: Partial<TaskObservation> = {}): TaskObservation => ({
+    task: airline,
+    agent: agent({ stopped: "aborted", told: [{ status: "SUCCEEDED" }], firstCallAt: [10] }),
+    aborted: true,
+    abortAnsweredAt: 100,
+    records: [
+      rec("a0", "book_reservation", booking),
+      rec("compensate:k-a0", "cancel_reservation", { reservation_id: "NEW1" }),
+    ],
+    effects: [booked, { tool: "cancel_reservation", args: { reservation_id: "NEW1" } }],
+    ...over,
+  });
+
+  it("a booking that settled after its abort and was reversed: no violation", () => {
+    expect(checkTask(aborted()).violations).toEqual({
+      duplicates: 0,
+      silentGaps: 0,
+      stuck: 0,
+      statusLies: 0,
+      abortUndone: 0,
+    });
+  });
+
+  it("a booking left at the remote with nobody asked is flagged; waiting for a person it is not", () => {
+    const left = aborted({ records: [rec("a0", "book_reservation", booking)], effects: [booked] });
+    const c = checkTask(left);
+    expect(c.violations.abortUndone).toBe(1);
+    expect(c.details[0]).toMatch(/unreversed effect: book_reservation/);
+    const queued = { ...left, records: [rec("a0", "book_reservation", booking, true)] };
+    expect(checkTask(queued).violations.abortUndone).toBe(0);
+  });
+
+  it("a step first called after the abort was answered that took effect is flagged", () => {
+    const bags = { tool: "update_reservation_baggages", args: { reservation_id: "R1", total_baggages: 1 } };
+    const o = aborted();
+    o.records.push(rec("a1", bags.tool, bags.args));
+    o.effects.push(bags);
+    o.agent = agent({
+      stopped: null,
+      told: [{ status: "SUCCEEDED" }, { status: "SUCCEEDED" }],
+      firstCallAt: [10, 150],
+    });
+    expect(checkTask(o).violations.abortUndone).toBe(1);
+    o.agent.firstCallAt = [10, 90]; // in flight when the abort was answered: it stays (no compensation declared)
+    expect(checkTask(o).violations.abortUndone).toBe(0);
+  });
+});
+
 describe("checkerSelfTest", () => {
-  it("flags the planted duplicate and the planted gap", () => {
-    expect(checkerSelfTest([clean()])).toEqual({ duplicate: true, gap: true });
+  it("flags the planted duplicate, the planted gap and the planted unreversed abort", () => {
+    expect(checkerSelfTest([clean()])).toEqual({ duplicate: true, gap: true, abort: true });
   });
 
   it("plants into the oracle's own run when no task of the round went through", () => {
     const o = { ...clean(), agent: agent({ stopped: "gave_up" }), effects: [], records: [] };
-    expect(checkerSelfTest([o])).toEqual({ duplicate: true, gap: true });
+    expect(checkerSelfTest([o])).toEqual({ duplicate: true, gap: true, abort: true });
   });
 });
 
 describe("parseChaosArgs", () => {
   it("refuses an unknown fault kind, naming it", () => {
     expect(() => parseChaosArgs(["--faults", "kill,meteor"])).toThrow(/unknown kind "meteor"/);
+  });
+
+  it("the default faults include the abort racing in-flight calls", () => {
+    const o = parseChaosArgs(["--seed", "1"]);
+    if ("help" in o) throw new Error("help");
+    expect(o.faults).toContain("abortrace");
   });
 
   it("--kills paces every kind to reach it", () => {
