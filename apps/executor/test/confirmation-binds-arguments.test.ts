@@ -135,6 +135,14 @@ describe("a confirmation token confirms every argument shown, on PostgreSQL", ()
     expect(stack.remote.posts).toBe(before);
     expect((await issue({ runId, stepId: "payout" }, stack.keys.agent)).status).toBe(403);
     expect((await issue({ runId, stepId: "payout" }, stack.keys.viewer)).status).toBe(403);
+    // The preview the dashboard shows before issuing answers what the token will confirm, masked alike.
+    const target = { runId, stepId: "payout", tool: "pay_out", args: shown };
+    const preview = await stack.get("confirmations.preview", target, stack.keys.operator);
+    expect(preview.json.result.data.confirms).toEqual(
+      (await issue({ runId, stepId: "payout" })).json.result.data.confirms,
+    );
+    expect(preview.json.result.data.confirms.args.account).toBe("***0001");
+    expect((await stack.get("confirmations.preview", target, stack.keys.viewer)).status).toBe(403);
     const admin = await issue({ runId, stepId: "payout" }, stack.keys.admin);
     expect(admin.json.result.data.confirms.args.account).toBe(ACCOUNT_SHOWN);
     const bad = await issue({ runId, stepId: "payout", args: { ...shown, amount: "lots" } });

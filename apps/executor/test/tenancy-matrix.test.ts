@@ -266,6 +266,17 @@ const CASES: Record<string, Case> = {
       expect(res.status, JSON.stringify(res.json)).toBe(200);
       const tenant = call.role === "admin" ? call.fx.tenant : call.tenant;
       expect(res.json.result.data.idempotencyKey).toBe(fx[tenant as "default" | "acme"].shared);
+      expect(res.json.result.data.confirms).toMatchObject({ tenant, runId: "run-shared", stepId: "s1", tool: PROBED });
+    },
+  },
+  "confirmations.preview": {
+    roles: OPS,
+    input: (call) => ({ runId: "run-shared", stepId: "s1", tool: PROBED, args: args("A-1"), ...acting(call) }),
+    check(res, call) {
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      const tenant = call.role === "admin" ? call.fx.tenant : call.tenant;
+      expect(res.json.result.data.idempotencyKey).toBe(fx[tenant as "default" | "acme"].shared);
+      expect(res.json.result.data.confirms).toMatchObject({ tenant, runId: "run-shared", stepId: "s1", tool: PROBED });
     },
   },
   "queue.list": {

@@ -40,6 +40,7 @@ export type ReasonCode =
   | "IDEMPOTENCY_CONFLICT"
   | "CONFIRMATION_REQUIRED"
   | "IRREVERSIBLE_BEFORE_FALLIBLE"
+  | "RUN_ABORTED_BEFORE_SEND"
   | "READ_TIMEOUT"
   | "RESET_AFTER_WRITE"
   | "GATEWAY_5XX"
@@ -57,7 +58,8 @@ export type ReasonCode =
   | "OPERATOR_CONFIRMED_NO_EFFECT"
   | "COMPENSATION_FAILED"
   | "RUN_ABORTED"
-  | "IRREVERSIBLE_NEEDS_CORRECTION";
+  | "IRREVERSIBLE_NEEDS_CORRECTION"
+  | "CONTRADICTING_EVIDENCE";
 
 /** Why a call failed or is unknown. */
 export interface IntentError {
@@ -160,12 +162,31 @@ export interface StepReport {
   message: string;
 }
 
+/** A run's abort as recorded (DESIGN.md rule 13): the first abort's who, when and why. */
+export interface RunAbort {
+  runId: string;
+  /** Epoch ms, by the executor's database clock. */
+  abortedAtEpochMs: number;
+  /** The API key's id ("" when the executor was called directly). */
+  actorKeyId: string;
+  actorName: string;
+  via: "agent" | "operator" | "embedded";
+  /** Why, as given ("" when not). */
+  reason: string;
+}
+
 /** The saga's report of `runs.abort`: per step (latest first) what happened, and a summary the model can read. */
 export interface AbortReport {
   runId: string;
+  /** The run's abort as recorded (a repeat keeps the first one's). */
+  abort: RunAbort;
   steps: StepReport[];
-  /** True when every confirmed effect was compensated or corrected and nothing is left undecided. */
+  /** True when nothing is left in flight and nothing waits for a person. */
   complete: boolean;
+  /** Steps whose effect was reversed or corrected. */
+  undone: number;
+  /** Steps (or their compensations) still in flight: each is undone when it settles, without another abort. */
+  inFlight: number;
   /** Steps a person must look at (in the human queue). */
   needsHuman: number;
   /** A paragraph the model can read and relay. */

@@ -17,6 +17,7 @@ export type {
   PlanStep,
   ReasonCode,
   Resolution,
+  RunAbort,
   StepOutcome,
   StepReport,
   ToolInfo,

@@ -13,6 +13,7 @@ import type { IntentRecord, IntentStore, LeasedRecord, PlanStep } from "./intent
 import type { OperatorActionInput, OperatorActionResult } from "./operator/index.ts";
 import type { OperatorStore } from "./operator-store.ts";
 import type { ProbeRerunReport } from "./probe-rerun.ts";
+import type { RunAbortInput } from "./run-abort.ts";
 import type { ProbeOptions } from "./runtime.ts";
 import type { AbortReport, StepReport } from "./saga.ts";
 import type { AnyTool } from "./tool.ts";
@@ -109,10 +110,19 @@ export interface Executor {
   /**
    * Aborts a run (saga): reconciles its unsettled effects first, then compensates confirmed effects
    * latest step first; irreversible ones get their corrective action or go to the human queue.
-   * Idempotent: a second abort replays the compensations. See `abortRun` in saga.ts.
+   * Idempotent: a second abort replays the compensations. The abort is recorded with the run first
+   * (`by`: who and why; default the embedding code, no reason): a new step of the run is then
+   * refused, and a step that settles later is undone (rule 13). See `abortRun` in saga.ts.
    * @throws TypeError for a missing run id or a deadline that is not a Deadline.
    */
-  abortRun(runId: string, deadline: Deadline): Promise<AbortReport>;
+  abortRun(runId: string, deadline: Deadline, by?: RunAbortInput): Promise<AbortReport>;
+  /**
+   * The sweeper's pass of rule 13: undoes the effects of aborted runs that settled but were never
+   * undone (the process that settled them died first). See `undoAbortedSteps` in abort-undo.ts.
+   * @param options.limit - most records, @default 50; options.graceMs - left to their own process this long after their settle, ms, @default 30000.
+   * @throws what the store throws when it cannot list them.
+   */
+  undoAbortedSteps(options?: { limit?: number; graceMs?: number }): Promise<StepReport[]>;
   /**
    * Compensates one confirmed effect now (an operator's `compensate`); never an unconfirmed one.
    * @throws Error when no record has this key.

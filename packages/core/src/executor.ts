@@ -1,4 +1,5 @@
 import { type Span, SpanStatusCode } from "@opentelemetry/api";
+import { abortAwareStore, abortedRunEnvelope, undoAbortedSteps, undoIfRunAborted } from "./abort-undo.ts";
 import { type CallInput, confirmationFor, declarePlan, invalidArgs, keyFor, zodIssue } from "./call-input.ts";
 import { isCanonicalisationError } from "./canon.ts";
 import { systemClock } from "./clock.ts";
@@ -16,6 +17,7 @@ import { resolveIntent } from "./operator/index.ts";
 import { isOperatorStore } from "./operator-store.ts";
 import { checkPolicies } from "./policies.ts";
 import { rerunProbes } from "./probe-rerun.ts";
+import { isRunAbortedError, type RunAbort, runAbortedRefusal } from "./run-abort.ts";
 import { callReadOnly } from "./read-only.ts";
 import { reconcileKey } from "./reconcile-key.ts";
 import { effectPhrase } from "./record-envelope.ts";
@@ -64,6 +66,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
     backgroundOutcomes: options.backgroundOutcomes ?? false,
     onBackgroundWriteError: options.onBackgroundWriteError,
     pendingOutcomes: new Map(),
+    pendingUndos: new Map(),
+    undoIfAborted: async () => null,
     reserveMs: options.reserveMs ?? DEFAULT_RESERVE_MS,
     minCallBudgetMs: options.minCallBudgetMs ?? MIN_CALL_BUDGET_MS,
     confirmations: options.confirmations,
@@ -72,13 +76,20 @@ export function createExecutor(options: ExecutorOptions): Executor {
   if (!(rt.reserveMs >= 0)) throw new TypeError("createExecutor: reserveMs must be ≥ 0 ms");
   // Entry points that read records first let this executor's background outcome writes land, so they
   // act on what callers were told (a step answered SUCCEEDED is not taken for one still in flight).
+  // An outcome write may start an undo (rule 13) as it lands: wait until neither is left.
   const outcomesWritten = async () => {
-    await Promise.all(rt.pendingOutcomes.values());
+    while (rt.pendingOutcomes.size + rt.pendingUndos.size > 0) {
+      await Promise.all([...rt.pendingOutcomes.values(), ...rt.pendingUndos.values()]);
+    }
   };
   const saga: SagaApi = {
     call: (input) => call(rt, input),
     reconcileKey: (key, deadline) => reconcileKey(rt, key, deadline, "abort"),
   };
+  // Rule 13: every write that makes a record SUCCEEDED goes through this store (and operators'
+  // confirmations through `rt.undoIfAborted`): a step that settles after its run's abort is undone.
+  rt.undoIfAborted = (record) => undoIfRunAborted(rt, saga, record);
+  rt.store = abortAwareStore(options.store, rt.undoIfAborted);
   return {
     call: (input) => call(rt, input),
     reconcileKey: (key, deadline, trigger = "call", known) => reconcileKey(rt, key, deadline, trigger, known),
@@ -93,10 +104,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
       await outcomesWritten();
       return rerunProbes(rt, key, timeoutMs);
     },
-    abortRun: async (runId, deadline) => {
+    abortRun: async (runId, deadline, by) => {
       await outcomesWritten();
-      return abortRun(rt, saga, runId, deadline);
+      return abortRun(rt, saga, runId, deadline, by);
     },
+    undoAbortedSteps: (options) => undoAbortedSteps(rt, saga, options),
     compensate: async (key, deadline) => {
       await outcomesWritten();
       const record = await rt.store.get(key);
@@ -136,7 +148,12 @@ async function call(rt: Runtime, input: CallInput): Promise<Envelope> {
     },
     async (span) => {
       try {
-        const envelope = await callInSpan(rt, input, span);
+        let envelope = await callInSpan(rt, input, span);
+        if (envelope.status === "SUCCEEDED" && rt.pendingUndos.has(envelope.idempotency_key)) {
+          // It settled after its run was aborted (rule 13): the agent is told it is being reversed.
+          const abort = await rt.store.getRunAbort(input.runId);
+          if (abort) envelope = abortedRunEnvelope(envelope, abort);
+        }
         span.setAttributes({
           "tristate.idempotency_key": envelope.idempotency_key,
           "tristate.attempt": envelope.attempt,
@@ -287,7 +304,8 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
   // This process's own outcome write of the key, if still in the background, lands first (rule 1).
   await rt.pendingOutcomes.get(key);
   const now = rt.clock.nowEpochMs();
-  const claim = await rt.store.claim(
+  const claim = await claimUnlessAborted(
+    rt,
     {
       tenant: rt.tenant,
       key,
@@ -312,6 +330,20 @@ async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<En
     ],
     now,
   );
+  if ("refused" in claim) return runAbortedRefusal(key, phrase, claim.refused);
   if (claim.claimed) return sendFirst(rt, tool, claim.record, input.deadline, timeoutMs, args);
   return onExisting(rt, tool, claim.existing, key, input.deadline, timeoutMs, callArgs);
+}
+
+/** The store's claim, with a new step of an aborted run (rule 13) as a value: `{ refused: abort }`. */
+async function claimUnlessAborted(
+  rt: Runtime,
+  ...args: Parameters<Runtime["store"]["claim"]>
+): Promise<Awaited<ReturnType<Runtime["store"]["claim"]>> | { refused: RunAbort }> {
+  try {
+    return await rt.store.claim(...args);
+  } catch (error) {
+    if (isRunAbortedError(error)) return { refused: error.abort };
+    throw error;
+  }
 }

@@ -3,6 +3,7 @@
  * (DESIGN.md rules 1–4, with rule 5 for unsettled records).
  */
 import { storedArgsForHooks } from "./call-input.ts";
+import { isCompensationStep } from "./compensation.ts";
 import type { Deadline } from "./deadline.ts";
 import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import { attemptKey } from "./idempotency-key.ts";
@@ -12,6 +13,7 @@ import { leasedUntil, settlesAtForSend, storeNow, takeOverLease } from "./lease.
 import { reconcile } from "./reconcile.ts";
 import { effectPhrase, envelopeFor } from "./record-envelope.ts";
 import { event } from "./record-events.ts";
+import { runAbortedRefusal } from "./run-abort.ts";
 import type { Runtime } from "./runtime.ts";
 import { sendOnce } from "./send.ts";
 import type { AnyTool } from "./tool.ts";
@@ -49,6 +51,9 @@ export async function onExisting(
           // The remote asked for time (Retry-After): answer without sending (issue 9 §7).
           return envelopeFor(rt, record, true, "nothing was sent: the remote asked to wait before another try");
         }
+        // Rule 13: a new attempt is a new send, refused in an aborted run (a compensation's is not).
+        const abort = isCompensationStep(record.stepId) ? null : await rt.store.getRunAbort(record.runId);
+        if (abort) return runAbortedRefusal(key, effectPhrase(tool, tool.name, args.parsed, record.identity), abort);
         // Rule 3: a new attempt keeps the record's key and sends the new call's arguments. After a
         // definite answer the remote may have cached under the key, it travels under a fresh key.
         const attempt = record.attempt + 1;

@@ -123,6 +123,16 @@ export { isRefusedUnderKey, type RefusedUnderKey, refusedUnderKey } from "./prob
 export type { ProbeAnswer, ProbeRerunReport } from "./probe-rerun.ts";
 export { redactArgs, redactSecrets } from "./redact.ts";
 export type { ProbeOptions } from "./runtime.ts";
+export { UNDO_BUDGET_MS } from "./abort-undo.ts";
+export {
+  EMBEDDED_ABORT,
+  isRunAbortedError,
+  RUN_ABORT_VIAS,
+  type RunAbort,
+  RunAbortedError,
+  type RunAbortInput,
+  type RunAbortVia,
+} from "./run-abort.ts";
 export type { AbortReport, StepOutcome, StepReport } from "./saga.ts";
 export { maskSecret, SECRET_LAST4_FROM_CHARS, SECRET_MASK, type SecretMasker, secretMasker } from "./secrets.ts";
 export {

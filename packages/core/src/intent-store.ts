@@ -1,5 +1,6 @@
 import type { RecordedCompensation } from "./compensation.ts";
 import type { JsonObject, JsonValue } from "./json.ts";
+import type { RunAbort, RunAbortInput } from "./run-abort.ts";
 import {
   type IntentStatus,
   type ReasonCode,
@@ -289,6 +290,9 @@ export interface IntentStore {
    * Inserts a PENDING record (version 1) unless a record exists with the same key or the same
    * (runId, stepId, tool). Exactly one of several racing claims wins (rule 7); losers get the
    * existing record. Must be durable before it resolves (it is written before the call is sent).
+   * A claim whose run has been aborted ({@link IntentStore.markRunAborted}) inserts nothing (rule 13):
+   * a repeat of an existing record still gets it; a new step throws.
+   * @throws RunAbortedError when no record exists for the key or the (run, step, tool) and the run was aborted.
    */
   claim(record: NewIntentRecord, events: IntentEvent[], nowEpochMs: number): Promise<ClaimResult>;
   /** The record for `key`, or null. */
@@ -343,6 +347,21 @@ export interface IntentStore {
     sinceEpochMs: number,
     excludeKey: string,
   ): Promise<IntentRecord[]>;
+  /**
+   * Records that `runId` is aborted (rule 13), once: the first abort's actor, reason and time (the
+   * store's clock) stay; a later one gets them back (`first: false`). Committed before it resolves;
+   * from then on a claim of a new step of the run is refused ({@link IntentStore.claim}).
+   */
+  markRunAborted(runId: string, by: RunAbortInput): Promise<{ abort: RunAbort; first: boolean }>;
+  /** The run's abort, or null when it was never aborted. */
+  getRunAbort(runId: string): Promise<RunAbort | null>;
+  /**
+   * Records of aborted runs whose undo has not run: SUCCEEDED, not in the human queue, not a
+   * compensation step, with a registered compensation (or correction) that has not been called,
+   * last changed before `settledBeforeEpochMs` (epoch ms, the store's clock), oldest abort first, at
+   * most `limit`. What the sweeper compensates when the process that settled them died first.
+   */
+  listUndoDue(options: { settledBeforeEpochMs: number; limit: number }): Promise<IntentRecord[]>;
   /**
    * The store's clock, epoch ms: the one that judges leases, staleness and settle windows (rule 9;
    * PostgreSQL's `now()`). Optional: without it the executor's clock is used (in-memory tests).

@@ -14,6 +14,8 @@ import {
   type WriteOptions,
 } from "./intent-store.ts";
 import type { AuditEntry, OperatorApplyResult, OperatorChange, OperatorStore } from "./operator-store.ts";
+import { isCompensationStep } from "./compensation.ts";
+import { type RunAbort, RunAbortedError, type RunAbortInput } from "./run-abort.ts";
 import { checkTenant, DEFAULT_TENANT } from "./tenant.ts";
 
 /** One tenant's part of a {@link MemoryIntentStore}. */
@@ -22,6 +24,7 @@ interface TenantPart {
   events: StoredIntentEvent[];
   plans: Map<string, PlanStep[]>;
   audit: AuditEntry[];
+  aborts: Map<string, RunAbort>;
 }
 
 /**
@@ -39,6 +42,7 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
   readonly #events: StoredIntentEvent[];
   readonly #plans: Map<string, PlanStep[]>;
   readonly #audit: AuditEntry[];
+  readonly #aborts: Map<string, RunAbort>;
   /** Every tenant's part of the "database", shared by the views of {@link forTenant}. */
   readonly #all: Map<string, TenantPart>;
   readonly #ids: { nextEvent: number; nextAudit: number };
@@ -57,13 +61,14 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
     this.#ids = shared ? shared.#ids : { nextEvent: 1, nextAudit: 1 };
     let part = this.#all.get(this.tenant);
     if (!part) {
-      part = { records: new Map(), events: [], plans: new Map(), audit: [] };
+      part = { records: new Map(), events: [], plans: new Map(), audit: [], aborts: new Map() };
       this.#all.set(this.tenant, part);
     }
     this.#records = part.records;
     this.#events = part.events;
     this.#plans = part.plans;
     this.#audit = part.audit;
+    this.#aborts = part.aborts;
     if (this.#clock) {
       const clock = this.#clock;
       this.clockEpochMs = async () => clock.nowEpochMs();
@@ -87,6 +92,8 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
         (r) => r.runId === record.runId && r.stepId === record.stepId && r.tool === record.tool,
       );
     if (existing) return { claimed: false, existing: structuredClone(existing) };
+    const abort = this.#aborts.get(record.runId);
+    if (abort && !isCompensationStep(record.stepId)) throw new RunAbortedError(structuredClone(abort));
     const full: IntentRecord = {
       ...structuredClone(record),
       // Checked as it is written (what the PostgreSQL store checks on read): a malformed one fails here.
@@ -243,6 +250,35 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
   /** Every audit row, oldest first (tests). */
   async listAudit(): Promise<AuditEntry[]> {
     return this.#audit.map((a) => structuredClone(a));
+  }
+
+  /** @inheritdoc */
+  async markRunAborted(runId: string, by: RunAbortInput): Promise<{ abort: RunAbort; first: boolean }> {
+    const prior = this.#aborts.get(runId);
+    if (prior) return { abort: structuredClone(prior), first: false };
+    const abort: RunAbort = { ...by, runId, abortedAtEpochMs: this.#clock?.nowEpochMs() ?? Date.now() };
+    this.#aborts.set(runId, abort);
+    return { abort: structuredClone(abort), first: true };
+  }
+
+  /** @inheritdoc */
+  async getRunAbort(runId: string): Promise<RunAbort | null> {
+    const abort = this.#aborts.get(runId);
+    return abort ? structuredClone(abort) : null;
+  }
+
+  /** @inheritdoc */
+  async listUndoDue(options: { settledBeforeEpochMs: number; limit: number }): Promise<IntentRecord[]> {
+    const aborts = [...this.#aborts.values()].sort((a, b) => a.abortedAtEpochMs - b.abortedAtEpochMs);
+    const due: IntentRecord[] = [];
+    for (const abort of aborts) {
+      for (const r of this.#records.values()) {
+        if (r.runId !== abort.runId || r.status !== "SUCCEEDED" || r.needsHuman || isCompensationStep(r.stepId)) continue;
+        if (!r.compensation || "key" in r.compensation || r.updatedAtEpochMs >= options.settledBeforeEpochMs) continue;
+        due.push(structuredClone(r));
+      }
+    }
+    return due.slice(0, options.limit);
   }
 
   async listByRun(runId: string): Promise<IntentRecord[]> {

@@ -6,7 +6,7 @@
 import type { Tracer } from "@opentelemetry/api";
 import type { Clock } from "./clock.ts";
 import type { ConfirmationVerifier } from "./confirmations.ts";
-import type { IntentStore } from "./intent-store.ts";
+import type { IntentRecord, IntentStore } from "./intent-store.ts";
 import type { AnyTool } from "./tool.ts";
 
 /** Reconciliation probe settings. */
@@ -38,6 +38,13 @@ export interface Runtime {
   onBackgroundWriteError?: (error: unknown, key: string) => void;
   /** Outcome writes still in the background, by key (settle, never reject). */
   pendingOutcomes: Map<string, Promise<unknown>>;
+  /** Undos of effects that settled after their run was aborted (rule 13), running in the background, by key (never reject). */
+  pendingUndos: Map<string, Promise<unknown>>;
+  /**
+   * Rule 13 for a record just made SUCCEEDED outside the executor's store (an operator's audited
+   * confirmation): undoes it when its run was aborted (`undoIfRunAborted`). Resolves to the run's abort, or null.
+   */
+  undoIfAborted: (record: IntentRecord) => Promise<unknown>;
   /** Time kept back from every call's budget so the agent can still report, ms. */
   reserveMs: number;
   /** Least budget a call may start with after the reserve, ms. */

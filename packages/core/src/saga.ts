@@ -14,6 +14,7 @@ import { recheckAt } from "./lease.ts";
 import { effectPhrase } from "./record-envelope.ts";
 import { event } from "./record-events.ts";
 import { redactArgs } from "./redact.ts";
+import { EMBEDDED_ABORT, type RunAbort, type RunAbortInput } from "./run-abort.ts";
 import type { Runtime } from "./runtime.ts";
 import type { AnyTool, CompensationSpec } from "./tool.ts";
 import { inSpan } from "./tracing.ts";
@@ -28,7 +29,7 @@ export type StepOutcome =
   | "no_effect"
   /** Still UNKNOWN after reconciliation: never compensated blindly (rule 6); in the human queue. */
   | "not_confirmed"
-  /** A call for this step is still in flight (PENDING within its lease): abort again later. */
+  /** A call for this step (or its compensation) is still in flight: it is undone when it settles (rule 13). */
   | "in_flight"
   /** Confirmed, but the tool declares no compensation: left as is. */
   | "no_compensation"
@@ -57,10 +58,19 @@ export interface StepReport {
 /** What `abortRun` did: an entry per step (latest first, the order compensations run in) and a summary. */
 export interface AbortReport {
   runId: string;
+  /** The run's abort as recorded (the first abort's who, when and why: a repeat keeps them). */
+  abort: RunAbort;
   steps: StepReport[];
-  /** True when every confirmed effect was compensated or corrected and nothing is left undecided. */
+  /**
+   * True when nothing is left in flight and nothing waits for a person: every confirmed effect was
+   * compensated or corrected (or stays by declaration), every other step had no effect.
+   */
   complete: boolean;
-  /** Steps a person must look at (in the human queue). */
+  /** Steps whose effect was reversed or corrected ("undone"). */
+  undone: number;
+  /** Steps (or their compensations) still in flight: each is undone when it settles, without another abort. */
+  inFlight: number;
+  /** Steps a person must look at (in the human queue): "waiting for a person". */
   needsHuman: number;
   /** A paragraph the model can read and relay. */
   summary: string;
@@ -80,12 +90,25 @@ export interface SagaApi {
  * three outcomes; irreversible effects get their corrective action or go to the human queue.
  * Effects that are not confirmed are never compensated. Calling it twice does nothing twice: the
  * compensations replay.
+ *
+ * The abort is recorded with the run first (rule 13: who, when by the store's clock, why; the first
+ * abort's stay), before anything is read or compensated: from then on a new step of the run is
+ * refused, and a step that settles later is undone then (`undoIfRunAborted`, the sweeper's pass).
+ * @param by - who aborts and why. @default {@link EMBEDDED_ABORT}
  * @throws TypeError for a missing run id or a deadline that is not a Deadline.
  */
-export async function abortRun(rt: Runtime, api: SagaApi, runId: string, deadline: Deadline): Promise<AbortReport> {
+export async function abortRun(
+  rt: Runtime,
+  api: SagaApi,
+  runId: string,
+  deadline: Deadline,
+  by: RunAbortInput = EMBEDDED_ABORT,
+): Promise<AbortReport> {
   if (typeof runId !== "string" || runId === "") throw new TypeError("abortRun: runId must be a non-empty string");
   if (!(deadline instanceof Deadline)) throw new TypeError("abortRun: deadline must be a Deadline");
   return inSpan(rt, `abort_run ${runId}`, { "tristate.run_id": runId }, async () => {
+    // 0. Durably first: what settles after this commit learns of it; what settled before, we read below.
+    const { abort } = await rt.store.markRunAborted(runId, by);
     const originals = () => rt.store.listByRun(runId).then((rs) => rs.filter((r) => !isCompensationStep(r.stepId)));
     // 1. Reconcile first: never compensate an UNKNOWN.
     // A PENDING record is reconciled only once its lease has passed by the store's clock (rule 9).
@@ -101,7 +124,9 @@ export async function abortRun(rt: Runtime, api: SagaApi, runId: string, deadlin
       ["not_confirmed", "needs_correction", "compensation_failed", "compensation_unknown"].includes(s.outcome),
     ).length;
     const inFlight = steps.filter((s) => s.outcome === "in_flight").length;
-    return { runId, steps, complete: needsHuman === 0 && inFlight === 0, needsHuman, summary: summarise(runId, steps) };
+    const undone = steps.filter((s) => s.outcome === "compensated" || s.outcome === "corrected").length;
+    const complete = needsHuman === 0 && inFlight === 0;
+    return { runId, abort, steps, complete, undone, inFlight, needsHuman, summary: summarise(runId, steps) };
   });
 }
 
@@ -125,7 +150,7 @@ export async function undoStep(
       return {
         ...base,
         outcome: "in_flight",
-        message: `${phrase} is still in flight; abort again once it has an outcome.`,
+        message: `${phrase} is still in flight; it will be undone when it settles (no need to abort again).`,
       };
     case "UNKNOWN":
       // Never compensated blindly (rule 6), and never left to the sweeper alone: it waits for a
@@ -228,7 +253,7 @@ async function runCompensation(
       ...base,
       outcome: "in_flight",
       compensation: envelope,
-      message: `${phrase}: its reversal (${spec.tool}) is in flight in another call; abort again to see its outcome.`,
+      message: `${phrase}: its reversal (${spec.tool}) is in flight in another call; the run page shows its outcome.`,
     };
   }
   await noteCompensation(rt, record.key, { tool: spec.tool, args, envelope, corrective });
@@ -286,8 +311,12 @@ async function noteCompensation(
     const now = rt.clock.nowEpochMs();
     const ev = event(rt, key, "compensation", { tool: c.tool, key: spec.key, status: spec.status, kind: spec.kind });
     // A compensation that succeeds now settles an earlier failed one that sent this record to the queue.
+    // So does one of an effect found after its run was aborted (queued `RUN_ABORTED` to be compensated).
+    const queuedFor = current.error?.code;
     const settled =
-      c.envelope.status === "SUCCEEDED" && current.needsHuman && current.error?.code === "COMPENSATION_FAILED";
+      c.envelope.status === "SUCCEEDED" &&
+      current.needsHuman &&
+      (queuedFor === "COMPENSATION_FAILED" || (queuedFor === "RUN_ABORTED" && current.status === "SUCCEEDED"));
     const patch = settled ? { compensation: spec, needsHuman: false, error: null } : { compensation: spec };
     if (await rt.store.update(key, current.version, patch, [ev], now)) return;
   }
@@ -342,7 +371,7 @@ function summarise(runId: string, steps: StepReport[]): string {
     [count("corrected"), "irreversible effect(s) followed by a correction"],
     [count("no_effect"), "step(s) had no effect"],
     [count("no_compensation"), "effect(s) stay (no compensation declared)"],
-    [count("in_flight"), "step(s) still in flight"],
+    [count("in_flight"), "step(s) still in flight (undone when they settle)"],
     [
       count("not_confirmed") + count("needs_correction") + count("compensation_failed") + count("compensation_unknown"),
       "step(s) wait for an operator",

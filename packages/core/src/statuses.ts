@@ -93,6 +93,8 @@ export const REASON_CODES = [
   "IDEMPOTENCY_CONFLICT",
   "CONFIRMATION_REQUIRED",
   "IRREVERSIBLE_BEFORE_FALLIBLE",
+  // a new step of a run that was aborted: refused before anything was written or sent (rule 13)
+  "RUN_ABORTED_BEFORE_SEND",
   // UNKNOWN: the request may have been delivered
   "READ_TIMEOUT",
   "RESET_AFTER_WRITE",
@@ -119,6 +121,9 @@ export const REASON_CODES = [
   // an UNKNOWN effect of an aborted run: a person decides; found later, it must be compensated
   "RUN_ABORTED",
   "IRREVERSIBLE_NEEDS_CORRECTION",
+  // evidence that arrived after a decision contradicts it (a late effect after "no effect", a second
+  // effect beside a SUCCEEDED attempt): reopened for a person with both pieces of evidence (rule 16)
+  "CONTRADICTING_EVIDENCE",
 ] as const;
 /** A reason code; see {@link REASON_CODES}. */
 export type ReasonCode = (typeof REASON_CODES)[number];

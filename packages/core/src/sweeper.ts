@@ -2,6 +2,7 @@ import { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
 import type { Executor } from "./executor-api.ts";
 import type { IntentStore } from "./intent-store.ts";
+import type { StepReport } from "./saga.ts";
 
 /** Options of {@link sweepStale}. */
 export interface SweepOptions {
@@ -30,6 +31,11 @@ export interface SweepReport {
    * (slow probes ahead of them). They are due again when the lease passes, for a pass of their own.
    */
   left: string[];
+  /**
+   * Effects of aborted runs this pass undid (rule 13): they settled after the abort, and the process
+   * that settled them did not undo them (it died first, or its undo failed).
+   */
+  undone?: StepReport[];
 }
 
 /**
@@ -37,7 +43,8 @@ export interface SweepReport {
  * PENDING record older than its deadline"). Takes due records with `claimStale` (several sweepers
  * never take the same record), marks PENDING ones UNKNOWN, and reconciles each. Age alone never
  * settles a record (field case T30): without evidence it stays UNKNOWN, and after the executor's
- * `maxReconcileSweeps` passes it goes to the human queue.
+ * `maxReconcileSweeps` passes it goes to the human queue. Then it undoes the effects of aborted runs
+ * that settled and were never undone (`Executor.undoAbortedSteps`, rule 13).
  * Errors of one record are reported, not thrown, so one bad record cannot stop the pass.
  *
  * The whole pass holds one lease (`budgetMs` from the claim): each record is reconciled within what
@@ -87,7 +94,13 @@ export async function sweepStale(options: SweepOptions): Promise<SweepReport> {
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, taken.length) }, worker));
-  return { taken: taken.length, results, left };
+  let undone: StepReport[] = [];
+  try {
+    undone = await options.executor.undoAbortedSteps({ limit });
+  } catch (error) {
+    results.push({ key: "", error: `undo of aborted runs' effects: ${error instanceof Error ? error.message : String(error)}` });
+  }
+  return { taken: taken.length, results, left, undone };
 }
 
 /**

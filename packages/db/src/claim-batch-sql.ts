@@ -1,4 +1,4 @@
-import type { IntentEvent, IntentRecord, NewIntentRecord } from "@tristate/core";
+import { type IntentEvent, type IntentRecord, isCompensationStep, type NewIntentRecord } from "@tristate/core";
 import { jsonParam, RECORD_COLUMNS, type RecordRow, timeParam } from "./intent-row.ts";
 import type { Statement } from "./intent-sql.ts";
 
@@ -13,7 +13,7 @@ export interface BatchedClaim {
 const CLAIM_BATCH_TEXT = `WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, tenant text, key text, run_id text, step_id text, tool text,
     args jsonb, identity jsonb, attempt int, lease_until_at float8, compensation jsonb, created_at float8, updated_at float8,
-    trace_id text)
+    trace_id text, exempt boolean)
 ), ins AS (
   INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status, attempt, lease_until_at,
     recheck_at, compensation, needs_human, reconcile_sweeps, version, created_at, updated_at, trace_id)
@@ -22,7 +22,9 @@ const CLAIM_BATCH_TEXT = `WITH input AS (
     timestamptz 'epoch' + lease_until_at * interval '1 millisecond', compensation, false, 0, 1,
     LEAST(timestamptz 'epoch' + created_at * interval '1 millisecond', now()),
     timestamptz 'epoch' + updated_at * interval '1 millisecond', trace_id
-  FROM input ORDER BY i
+  FROM input
+  WHERE input.exempt OR NOT EXISTS (SELECT 1 FROM run_aborts a WHERE a.tenant = input.tenant AND a.run_id = input.run_id)
+  ORDER BY i
   ON CONFLICT DO NOTHING
   RETURNING tenant, key, created_at
 ), ev AS (
@@ -50,7 +52,8 @@ export type ClaimBatchRow = { i: number; claimed_at: Date | null } & (RecordRow 
 /**
  * Several claims in one statement and one commit (group commit). Each claim inserts PENDING unless
  * its tenant already has its key or its (run, step, tool) (`ON CONFLICT DO NOTHING` covers both
- * unique constraints), with its events only when it inserted. The claims of one batch must not
+ * unique constraints), with its events only when it inserted; nothing for a new step of an aborted
+ * run (rule 13: all-null row, told apart by the store's second look). The claims of one batch must not
  * conflict with each other (same tenant and same key or same run/step/tool; see
  * {@link conflictsWithin}): then each inserted row belongs to exactly one claim and each loser's
  * winner is a row committed before (visible in the statement's snapshot, or not yet: all-null row,
@@ -73,6 +76,8 @@ export function claimBatchSql(claims: readonly BatchedClaim[]): Statement {
     created_at: timeParam(record.createdAtEpochMs, "createdAtEpochMs").getTime(),
     updated_at: timeParam(nowEpochMs, "nowEpochMs").getTime(),
     trace_id: record.traceId ?? null,
+    // a compensation's step is claimed in an aborted run too (rule 13 refuses only new steps)
+    exempt: isCompensationStep(record.stepId),
   }));
   const events = claims.flatMap(({ tenant, events }) =>
     events.map((e) => ({
@@ -83,7 +88,7 @@ export function claimBatchSql(claims: readonly BatchedClaim[]): Statement {
       data: e.data,
     })),
   );
-  return { name: "tristate_claim_batch_v2", text: CLAIM_BATCH_TEXT, values: [jsonParam(input), jsonParam(events)] };
+  return { name: "tristate_claim_batch_v3", text: CLAIM_BATCH_TEXT, values: [jsonParam(input), jsonParam(events)] };
 }
 
 /**

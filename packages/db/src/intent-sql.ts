@@ -1,4 +1,4 @@
-import type { IntentEvent, IntentPatch, NewIntentRecord } from "@tristate/core";
+import { type IntentEvent, type IntentPatch, isCompensationStep, type NewIntentRecord } from "@tristate/core";
 import { eventsParam, insertEventsSql, jsonParam, RECORD_COLUMNS, timeParam } from "./intent-row.ts";
 
 /** A parameterised statement for `pg` (`name` makes `pg` prepare it once per connection). */
@@ -11,7 +11,9 @@ export interface Statement {
 const CLAIM_TEXT = `WITH ins AS (
   INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status, attempt, lease_until_at,
     recheck_at, compensation, needs_human, reconcile_sweeps, version, created_at, updated_at, trace_id)
-  VALUES ($14, $1, $2, $3, $4, $5::jsonb, $6::jsonb, 'PENDING', $7, $8, $8, $9::jsonb, false, 0, 1, LEAST($10, now()), $11, $12)
+  SELECT $14::text, $1::text, $2::text, $3::text, $4::text, $5::jsonb, $6::jsonb, 'PENDING'::"IntentStatus", $7::int,
+    $8::timestamptz, $8::timestamptz, $9::jsonb, false, 0, 1, LEAST($10::timestamptz, now()), $11::timestamptz, $12::text
+  WHERE $15::boolean OR NOT EXISTS (SELECT 1 FROM run_aborts WHERE tenant = $14 AND run_id = $2)
   ON CONFLICT DO NOTHING
   RETURNING ${RECORD_COLUMNS}
 ), ev AS (
@@ -28,7 +30,9 @@ WHERE tenant = $14 AND (key = $1 OR (run_id = $2 AND step_id = $3 AND tool = $4)
  * otherwise the existing record. `created_at` is the earlier of the caller's time and the database's
  * (rule 9): an identity probe counts effects since it, so a replica whose clock runs ahead must not
  * move it past an effect. The record is due for the sweeper when its lease ends (`recheck_at` = the
- * lease). Rows: `claimed` + {@link RECORD_COLUMNS}. Zero rows when the winner
+ * lease). Nothing is inserted for a run that was aborted (rule 13; `run_aborts`), unless the step is a
+ * compensation's (`$15`): zero rows then, and the store tells the refusal from a winner it cannot
+ * see yet by a second look. Rows: `claimed` + {@link RECORD_COLUMNS}. Zero rows when the winner
  * committed after this statement's snapshot: read again with {@link existingSql}.
  */
 export function claimSql(
@@ -38,7 +42,7 @@ export function claimSql(
   nowEpochMs: number,
 ): Statement {
   return {
-    name: "tristate_claim_v4",
+    name: "tristate_claim_v5",
     text: CLAIM_TEXT,
     values: [
       record.key,
@@ -55,6 +59,7 @@ export function claimSql(
       record.traceId ?? null,
       eventsParam(events),
       tenant,
+      isCompensationStep(record.stepId),
     ],
   };
 }

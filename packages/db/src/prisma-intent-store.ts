@@ -8,10 +8,12 @@ import type {
   LeasedRecord,
   NewIntentRecord,
   PlanStep,
+  RunAbort,
+  RunAbortInput,
   StoredIntentEvent,
   WriteOptions,
 } from "@tristate/core";
-import { checkTenant, DEFAULT_TENANT } from "@tristate/core";
+import { checkTenant, DEFAULT_TENANT, RunAbortedError } from "@tristate/core";
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
 import type { BatchedClaim } from "./claim-batch-sql.ts";
@@ -31,6 +33,7 @@ import {
   type Statement,
   updateSql,
 } from "./intent-sql.ts";
+import { getRunAbortSql, listUndoDueSql, markRunAbortedSql, type RunAbortRow, toRunAbort } from "./run-abort-sql.ts";
 import type { BatchedUpdate } from "./update-batch-sql.ts";
 import { type BatchedEventsRead, eventsReader, updateBatcher } from "./update-batcher.ts";
 
@@ -181,11 +184,41 @@ export class PrismaIntentStore implements IntentStore {
     return this.#existing(record);
   }
 
-  /** A claim loser's second look, when the winner committed after the claim's snapshot. */
+  /**
+   * A claim loser's second look: the winner committed after the claim's snapshot, or nothing won
+   * because the run was aborted (rule 13).
+   * @throws RunAbortedError when no record exists and the run was aborted.
+   */
   async #existing(record: NewIntentRecord): Promise<ClaimResult> {
     const [again] = await this.#query(existingSql(this.tenant, record));
-    if (!again) throw new Error(`claim of ${record.key} neither inserted nor found a record`);
-    return { claimed: false, existing: toIntentRecord(again) };
+    if (again) return { claimed: false, existing: toIntentRecord(again) };
+    const abort = await this.getRunAbort(record.runId);
+    if (abort) throw new RunAbortedError(abort);
+    throw new Error(`claim of ${record.key} neither inserted nor found a record`);
+  }
+
+  /**
+   * @inheritdoc
+   * One statement; `abortedAtEpochMs` is the database's `now()` (rule 9).
+   * @throws pg errors when the database fails.
+   */
+  async markRunAborted(runId: string, by: RunAbortInput): Promise<{ abort: RunAbort; first: boolean }> {
+    const { rows } = await this.#shared.pool.query<RunAbortRow>(markRunAbortedSql(this.tenant, runId, by));
+    const row = rows[0];
+    if (!row) throw new Error(`run ${runId}: the abort was neither recorded nor found`);
+    return { abort: toRunAbort(row), first: row.first === true };
+  }
+
+  /** @inheritdoc */
+  async getRunAbort(runId: string): Promise<RunAbort | null> {
+    const { rows } = await this.#shared.pool.query<RunAbortRow>(getRunAbortSql(this.tenant, runId));
+    return rows[0] ? toRunAbort(rows[0]) : null;
+  }
+
+  /** @inheritdoc */
+  async listUndoDue(options: { settledBeforeEpochMs: number; limit: number }): Promise<IntentRecord[]> {
+    const rows = await this.#query(listUndoDueSql(this.tenant, options.settledBeforeEpochMs, options.limit));
+    return rows.map(toIntentRecord);
   }
 
   /** @inheritdoc */

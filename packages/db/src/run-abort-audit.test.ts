@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 
 const report = (runId: string): AbortReport => ({
   runId,
+  abort: { runId, abortedAtEpochMs: 0, actorKeyId: "k1", actorName: "ops", via: "operator", reason: "test" },
   steps: [
     {
       stepId: "pay",
@@ -17,6 +18,8 @@ const report = (runId: string): AbortReport => ({
     },
   ],
   complete: true,
+  undone: 1,
+  inFlight: 0,
   needsHuman: 0,
   summary: `Run ${runId} aborted: 1 effect reversed.`,
 });

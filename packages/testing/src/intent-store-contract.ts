@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { IntentEvent, IntentRecord, IntentStore, JsonValue, NewIntentRecord } from "@tristate/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { describeTenancyContract } from "./intent-store-tenancy-contract.ts";
+import { describeRunAbortContract } from "./run-abort-contract.ts";
 
 /** A store under test and how to dispose of it (drop its database, close its pools). */
 export interface StoreUnderTest {
@@ -381,5 +382,6 @@ export function describeIntentStoreContract(name: string, makeStore: () => Promi
       }
     });
     describeTenancyContract(() => store);
+    describeRunAbortContract(() => store);
   });
 }

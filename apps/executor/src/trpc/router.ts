@@ -3,6 +3,7 @@ import { authWhoamiProcedure } from "../api/auth/whoami.ts";
 import { callsExecuteProcedure } from "../api/calls/execute.ts";
 import { callsGetProcedure } from "../api/calls/get.ts";
 import { confirmationsIssueProcedure } from "../api/confirmations/issue.ts";
+import { confirmationsPreviewProcedure } from "../api/confirmations/preview.ts";
 import { intentsGetProcedure } from "../api/intents/get.ts";
 import { intentsListProcedure } from "../api/intents/list.ts";
 import {
@@ -46,7 +47,7 @@ export const appRouter = router({
     operatorAbort: runsOperatorAbortProcedure,
     plan: runsPlanProcedure,
   }),
-  confirmations: router({ issue: confirmationsIssueProcedure }),
+  confirmations: router({ issue: confirmationsIssueProcedure, preview: confirmationsPreviewProcedure }),
   keys: router({ create: keysCreateProcedure, list: keysListProcedure, revoke: keysRevokeProcedure }),
   tenants: router({ list: tenantsListProcedure }),
 });

@@ -64,6 +64,8 @@ export async function applyAudited(
     if (!applied.current) throw new OperatorActionError("NOT_FOUND", `no intent record with key ${input.key}`);
     throw await staleError(rt, store, applied.current, input.expectedVersion);
   }
+  // Rule 13: an effect a person confirms in an aborted run is undone like any other that settles late.
+  if (patch.status === "SUCCEEDED") await rt.undoIfAborted(applied.record);
   return { kind: "applied", record: applied.record, audit: applied.audit };
 }
 

@@ -8,6 +8,7 @@ import {
   toIntentSummary,
 } from "./intent-view.ts";
 import { parseQueryInput } from "./query-input.ts";
+import { type RunAbortView, runAbortView } from "./run-abort-view.ts";
 
 /** Most records {@link getRun} returns for one run. */
 export const MAX_RUN_RECORDS = 1000;
@@ -24,6 +25,8 @@ export interface RunDetail {
    * record yet (the agent has not made its first call) has `records: []`.
    */
   plan: RunPlanView | null;
+  /** The run's abort (who, when, why) and its steps by where they stand; null when it was never aborted. */
+  abort: RunAbortView | null;
 }
 
 /** A run's declared plan: its steps in order and when it was (last) declared, epoch ms. */
@@ -47,7 +50,7 @@ function planSteps(json: unknown): RunPlanView["steps"] {
  * (records past retention), and its declared plan.
  * @param options.redact - rewrites each record's args (masking; issue 5), default none.
  * @param options.tenant - only this tenant's run ({@link TenantScope}); without it, the run id in every tenant.
- * @returns null when the run has neither records nor a declared plan (in the tenant). Without a
+ * @returns null when the run has no records, no declared plan and no abort (in the tenant). Without a
  *   tenant, the plan is the first tenant's that has one (run ids are unique per tenant).
  * @throws QueryInputError (field `runId`) when the run id is empty or too long.
  */
@@ -64,19 +67,22 @@ export async function getRun(
     select: SUMMARY_SELECT,
   };
   // Settled records past retention are in the archive (`archiveIntents`); a run may straddle both.
-  const [hot, archived, plan] = await Promise.all([
+  const [hot, archived, plan, abort] = await Promise.all([
     prisma.intentRecord.findMany(query),
     prisma.intentRecordArchive.findMany(query),
     prisma.runPlan.findFirst({ where: query.where, orderBy: { tenant: "asc" } }),
+    prisma.runAbort.findFirst({ where: query.where, orderBy: { tenant: "asc" } }),
   ]);
   const rows = [...archived, ...hot]
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .slice(0, MAX_RUN_RECORDS + 1);
-  if (rows.length === 0 && !plan) return null;
+  if (rows.length === 0 && !plan && !abort) return null;
+  const records = rows.slice(0, MAX_RUN_RECORDS).map((row) => toIntentSummary(row, options.redact));
   return {
     runId,
-    records: rows.slice(0, MAX_RUN_RECORDS).map((row) => toIntentSummary(row, options.redact)),
+    records,
     truncated: rows.length > MAX_RUN_RECORDS,
     plan: plan ? { steps: planSteps(plan.steps), declaredAtEpochMs: plan.updatedAt.getTime() } : null,
+    abort: abort ? runAbortView(abort, records) : null,
   };
 }

@@ -15,6 +15,7 @@ export {
 } from "../rollups/refresh-rollups.ts";
 export { getIntent, type IntentDetail, intentKeySchema, type TimelineEvent } from "./get-intent.ts";
 export { getRun, MAX_RUN_RECORDS, type RunDetail, type RunPlanView } from "./get-run.ts";
+export type { RunAbortView } from "./run-abort-view.ts";
 export type {
   ArgsRedactor,
   IntentDetailRecord,

@@ -136,7 +136,7 @@ export function runsSql(
             SELECT 1 FROM audit_entries ae
             WHERE ae.tenant = c.tenant AND ae.key = ${RUN_AUDIT_KEY_PREFIX}::text || c.run_id
               AND ae.action = ${RUN_ABORT_ACTION}
-          ) THEN 'aborted'
+          ) OR EXISTS (SELECT 1 FROM run_aborts ra WHERE ra.tenant = c.tenant AND ra.run_id = c.run_id) THEN 'aborted'
           WHEN EXISTS (
             SELECT 1 FROM run_plans p CROSS JOIN LATERAL jsonb_array_elements(p.steps) step
             WHERE p.tenant = c.tenant AND p.run_id = c.run_id AND NOT EXISTS (
@@ -154,6 +154,7 @@ export function runsSql(
     )
     SELECT p.tenant, p.run_id, p.status, p.started_at, p.last_activity, p.last_end, p.tools, p.steps,
       p.needs_human_count, p.unresolved_unknown_count,
+      (SELECT ra.aborted_at FROM run_aborts ra WHERE ra.tenant = p.tenant AND ra.run_id = p.run_id) AS aborted_at,
       (SELECT count(*)::int FROM ${runRecords("p")} u
         WHERE u.status = 'UNKNOWN' OR u.resolution IS NOT NULL OR EXISTS (
           SELECT 1 FROM intent_events e WHERE NOT u.archived AND e.tenant = u.tenant AND e.key = u.key

@@ -10,9 +10,9 @@ import { epochMsSchema, filterTextSchema, parseQueryInput, QueryInputError, reso
  * - `needs_attention`: a record of the run is UNKNOWN (the sweeper's or a person's to settle) or is
  *   in the human queue (`needs_human`, which an abort also sets on a confirmed effect it cannot undo).
  * - `open`: otherwise, a record is PENDING (a call in flight).
- * - `aborted`: otherwise, the run has a compensating or corrective step (`compensate:…` / `correct:…`,
- *   written by `runs.abort`, `runs.operatorAbort` or an operator's `compensate`), or an operator
- *   aborted it (an `abort_run` audit entry) — even when it had nothing to undo.
+ * - `aborted`: otherwise, the run was aborted (a `run_aborts` row: `runs.abort`, `runs.operatorAbort`),
+ *   has a compensating or corrective step (`compensate:…` / `correct:…`, also an operator's
+ *   `compensate`), or an operator aborted it (an `abort_run` audit entry) — even with nothing to undo.
  * - `open`: otherwise, its declared plan has a step with no settled record (SUCCEEDED or
  *   FAILED_NO_EFFECT) of that step and tool: the agent has not finished it. A run with a declared
  *   plan and no record yet is `open` (it starts when its plan was declared).
@@ -59,6 +59,11 @@ export interface RunSummary {
   unknownCount: number;
   /** Records in the human queue now. */
   needsHumanCount: number;
+  /**
+   * When the run was aborted (epoch ms, the database's clock), or null. Set whatever the status: an
+   * aborted run with a step still in flight is `open`, one with a step waiting for a person `needs_attention`.
+   */
+  abortedAtEpochMs: number | null;
 }
 
 const text = filterTextSchema;
@@ -126,6 +131,7 @@ interface RunRow {
   unresolved_unknown_count: number;
   unknown_count: number;
   needs_human_count: number;
+  aborted_at: Date | null;
 }
 
 /**
@@ -185,5 +191,6 @@ function toRunSummary(row: RunRow): RunSummary {
     unresolvedUnknownCount: row.unresolved_unknown_count,
     unknownCount: row.unknown_count,
     needsHumanCount: row.needs_human_count,
+    abortedAtEpochMs: row.aborted_at?.getTime() ?? null,
   };
 }

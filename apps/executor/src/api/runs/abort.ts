@@ -14,6 +14,8 @@ export const abortRunInput = z
     runId: id,
     deadlineEpochMs: z.number().int().positive().optional(),
     budgetMs: z.number().int().positive().optional(),
+    /** Why the run is aborted (recorded with the abort and shown on the run page). @default "" */
+    reason: z.string().trim().max(2000).optional(),
     /** The run's tenant (admin keys only; others act in their key's tenant). */
     tenant: tenantInput,
   })
@@ -24,9 +26,12 @@ export const abortRunInput = z
   });
 
 /**
- * `runs.abort({ runId })` → the saga's report: unsettled effects reconciled first, then confirmed
- * effects compensated latest step first (each compensation a tool call with its own envelope),
- * irreversible ones corrected or queued for a person; a summary the model can read. Idempotent.
+ * `runs.abort({ runId, reason? })` → the saga's report: the abort recorded with the run first (this
+ * key, the reason, the database's time; the first abort's stay), so a new step of the run is refused
+ * and a step that settles later is undone; unsettled effects reconciled, then confirmed effects
+ * compensated latest step first (each compensation a tool call with its own envelope), irreversible
+ * ones corrected or queued for a person; counts of what is undone, still in flight and waiting for
+ * a person; a summary the model can read. Idempotent.
  */
 export const runsAbortProcedure = agentProcedure
   .input(abortRunInput)
@@ -36,6 +41,7 @@ export const runsAbortProcedure = agentProcedure
       maxBudgetMs: services.env.TRISTATE_MAX_BUDGET_MS,
       defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
     });
-    const { report } = await abortInTenant(ctx, input, deadline, "runs.abort", { caller: ctx.auth.name });
+    const why = { via: "agent", reason: input.reason ?? "" } as const;
+    const { report } = await abortInTenant(ctx, input, deadline, why, "runs.abort", { caller: ctx.auth.name });
     return report;
   });

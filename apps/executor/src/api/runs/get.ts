@@ -1,3 +1,4 @@
+import { RUN_ABORT_VIAS } from "@tristate/core";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
 import { viewerProcedure } from "../../trpc/init.ts";
@@ -29,12 +30,29 @@ export const getRunOutput = z.object({
       declaredAtEpochMs: z.number(),
     })
     .nullable(),
+  /**
+   * The run's abort (rule 13), or null: who (`actorName`, `via`), when (epoch ms, the database's
+   * clock) and why, and the keys of its steps by where they stand — `undone`, `inFlight` (undone
+   * when they settle), `waitingForPerson`; `complete` when neither of the last two has any.
+   */
+  abort: z
+    .object({
+      abortedAtEpochMs: z.number(),
+      actorName: z.string(),
+      via: z.enum(RUN_ABORT_VIAS),
+      reason: z.string(),
+      undone: z.array(z.string()),
+      inFlight: z.array(z.string()),
+      waitingForPerson: z.array(z.string()),
+      complete: z.boolean(),
+    })
+    .nullable(),
 });
 
 /**
- * `runs.get({ runId })` → the run's intent records, oldest first, and its declared plan; secret
- * argument values masked for every role but admin. A run with only a plan answers `records: []`.
- * @throws AppError NOT_FOUND (field `runId`) when the run has neither records nor a plan (in the tenant).
+ * `runs.get({ runId })` → the run's intent records, oldest first, its declared plan and its abort;
+ * secret argument values masked for every role but admin. A run with only a plan answers `records: []`.
+ * @throws AppError NOT_FOUND (field `runId`) when the run has no records, no plan and no abort (in the tenant).
  */
 export const runsGetProcedure = viewerProcedure
   .input(getRunInput)

@@ -31,6 +31,8 @@ export const runSummarySchema = z.object({
   /** Records that are or ever were UNKNOWN (resolved ones included). */
   unknownCount: z.number().int(),
   needsHumanCount: z.number().int(),
+  /** When the run was aborted (epoch ms), or null; set whatever the status (an aborted run with a step in flight is `open`). */
+  abortedAtEpochMs: z.number().nullable(),
 });
 
 /** Output of `runs.list`: newest start first; `nextCursor` null on the last page; the window read. */

@@ -36,7 +36,8 @@ export type OperatorAbortAnswer = AbortReport & {
 
 /**
  * `runs.operatorAbort({ runId, note, operatorActionId? })` (operator, admin): the dashboard's "Abort
- * run" — the same saga as the agents' `runs.abort` (reconcile unsettled effects, compensate confirmed
+ * run" — the same saga as the agents' `runs.abort` (the abort recorded with the run first, with the
+ * operator's key and the note as its reason, secret values masked; reconcile unsettled effects, compensate confirmed
  * ones latest step first, irreversible ones corrected or queued for a person), with the default budget
  * (`TRISTATE_DEFAULT_BUDGET_MS`), then an audit entry in the run's tenant (action `abort_run`: the
  * operator's key and name, the run, the note and the report's summary and steps, secret values masked
@@ -66,7 +67,13 @@ export const runsOperatorAbortProcedure = operatorProcedure
       maxBudgetMs: services.env.TRISTATE_MAX_BUDGET_MS,
       defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
     });
-    const { report } = await abortInTenant(ctx, { runId: input.runId, tenant }, deadline, "runs.operatorAbort", {
+    // The note is the abort's reason (rule 13), stored masked for every reader like the audit entry's.
+    const before = await services.tenants.store(tenant).listByRun(input.runId);
+    const reason = before
+      .map((r) => maskerFor({ auth: { role: "operator" }, services }, r.tool, r.args))
+      .reduce((text, m) => m.text(text), input.note);
+    const why = { via: "operator", reason } as const;
+    const { report } = await abortInTenant(ctx, { runId: input.runId, tenant }, deadline, why, "runs.operatorAbort", {
       operator: ctx.auth.name,
       note: input.note,
       operator_action_id: operatorActionId,
