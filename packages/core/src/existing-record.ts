@@ -13,7 +13,7 @@ import { leasedUntil, settlesAtForSend, storeNow, takeOverLease } from "./lease.
 import { reconcile } from "./reconcile.ts";
 import { effectPhrase, envelopeFor } from "./record-envelope.ts";
 import { event } from "./record-events.ts";
-import { runAbortedRefusal } from "./run-abort.ts";
+import { runAbortedRefusal } from "./run-abort-refusal.ts";
 import type { Runtime } from "./runtime.ts";
 import { sendOnce } from "./send.ts";
 import type { AnyTool } from "./tool.ts";

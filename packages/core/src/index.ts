@@ -3,6 +3,7 @@
  * declared identity fields, the intent log port, reconciliation, envelopes. No I/O framework.
  */
 
+export { UNDO_BUDGET_MS } from "./abort-undo.ts";
 export { invalidArgs } from "./call-input.ts";
 export { CanonicalisationError, type Canonicaliser, canon, isCanonicalisationError } from "./canon.ts";
 export {
@@ -122,8 +123,6 @@ export {
 export { isRefusedUnderKey, type RefusedUnderKey, refusedUnderKey } from "./probe-answer.ts";
 export type { ProbeAnswer, ProbeRerunReport } from "./probe-rerun.ts";
 export { redactArgs, redactSecrets } from "./redact.ts";
-export type { ProbeOptions } from "./runtime.ts";
-export { UNDO_BUDGET_MS } from "./abort-undo.ts";
 export {
   EMBEDDED_ABORT,
   isRunAbortedError,
@@ -133,6 +132,7 @@ export {
   type RunAbortInput,
   type RunAbortVia,
 } from "./run-abort.ts";
+export type { ProbeOptions } from "./runtime.ts";
 export type { AbortReport, StepOutcome, StepReport } from "./saga.ts";
 export { maskSecret, SECRET_LAST4_FROM_CHARS, SECRET_MASK, type SecretMasker, secretMasker } from "./secrets.ts";
 export {

@@ -1,5 +1,5 @@
 import type { Clock } from "./clock.ts";
-import { parseRecordedCompensation } from "./compensation.ts";
+import { isCompensationStep, parseRecordedCompensation } from "./compensation.ts";
 import {
   type ClaimResult,
   type IntentEvent,
@@ -14,7 +14,6 @@ import {
   type WriteOptions,
 } from "./intent-store.ts";
 import type { AuditEntry, OperatorApplyResult, OperatorChange, OperatorStore } from "./operator-store.ts";
-import { isCompensationStep } from "./compensation.ts";
 import { type RunAbort, RunAbortedError, type RunAbortInput } from "./run-abort.ts";
 import { checkTenant, DEFAULT_TENANT } from "./tenant.ts";
 
@@ -273,7 +272,8 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
     const due: IntentRecord[] = [];
     for (const abort of aborts) {
       for (const r of this.#records.values()) {
-        if (r.runId !== abort.runId || r.status !== "SUCCEEDED" || r.needsHuman || isCompensationStep(r.stepId)) continue;
+        if (r.runId !== abort.runId || r.status !== "SUCCEEDED" || r.needsHuman || isCompensationStep(r.stepId))
+          continue;
         if (!r.compensation || "key" in r.compensation || r.updatedAtEpochMs >= options.settledBeforeEpochMs) continue;
         due.push(structuredClone(r));
       }

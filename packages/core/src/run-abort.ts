@@ -4,7 +4,6 @@
  * an aborted run.
  */
 import { brandError, errorKindOf } from "./brand.ts";
-import { type Envelope, refusalEnvelope } from "./envelope.ts";
 
 /** How a run was aborted: an agent (`runs.abort`), an operator (`runs.operatorAbort`), or code embedding the executor. */
 export const RUN_ABORT_VIAS = ["agent", "operator", "embedded"] as const;
@@ -51,22 +50,4 @@ export class RunAbortedError extends Error {
 /** True for a {@link RunAbortedError} (of any copy of this package). */
 export function isRunAbortedError(value: unknown): value is RunAbortedError {
   return errorKindOf(value) === "run_aborted";
-}
-
-/**
- * The answer to a new step (or a new attempt of a step) of an aborted run: FAILED_NO_EFFECT
- * `RUN_ABORTED_BEFORE_SEND`, `retry_safe: false` (trying again is refused the same way), nothing sent.
- */
-export function runAbortedRefusal(key: string, effectPhrase: string, abort: RunAbort): Envelope {
-  const when = new Date(abort.abortedAtEpochMs).toISOString();
-  return refusalEnvelope({
-    key,
-    effectPhrase,
-    error: {
-      code: "RUN_ABORTED_BEFORE_SEND",
-      message: `run ${abort.runId} was aborted at ${when} by ${abort.actorName}${abort.reason ? `: ${abort.reason}` : ""}`,
-    },
-    retrySafe: false,
-    message: `Run ${abort.runId} was aborted (${when}, by ${abort.actorName}): this step was not sent, and no step of this run will be. Stop the run and tell the user; do not retry.`,
-  });
 }

@@ -98,7 +98,10 @@ export async function sweepStale(options: SweepOptions): Promise<SweepReport> {
   try {
     undone = await options.executor.undoAbortedSteps({ limit });
   } catch (error) {
-    results.push({ key: "", error: `undo of aborted runs' effects: ${error instanceof Error ? error.message : String(error)}` });
+    results.push({
+      key: "",
+      error: `undo of aborted runs' effects: ${error instanceof Error ? error.message : String(error)}`,
+    });
   }
   return { taken: taken.length, results, left, undone };
 }

@@ -76,7 +76,10 @@ LIMIT $3`,
 /** A row as a {@link RunAbort}. @throws TypeError for a `via` the executor never writes. */
 export function toRunAbort(row: RunAbortRow): RunAbort {
   const via = RUN_ABORT_VIAS.find((v) => v === row.via);
-  if (!via) throw new TypeError(`run_aborts row of run ${row.run_id}: via "${row.via}" is not one of ${RUN_ABORT_VIAS.join(", ")}`);
+  if (!via)
+    throw new TypeError(
+      `run_aborts row of run ${row.run_id}: via "${row.via}" is not one of ${RUN_ABORT_VIAS.join(", ")}`,
+    );
   return {
     runId: row.run_id,
     abortedAtEpochMs: row.aborted_at.getTime(),

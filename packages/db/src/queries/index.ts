@@ -15,7 +15,6 @@ export {
 } from "../rollups/refresh-rollups.ts";
 export { getIntent, type IntentDetail, intentKeySchema, type TimelineEvent } from "./get-intent.ts";
 export { getRun, MAX_RUN_RECORDS, type RunDetail, type RunPlanView } from "./get-run.ts";
-export type { RunAbortView } from "./run-abort-view.ts";
 export type {
   ArgsRedactor,
   IntentDetailRecord,
@@ -57,6 +56,7 @@ export {
   resolveWindow,
   type WindowInput,
 } from "./query-input.ts";
+export type { RunAbortView } from "./run-abort-view.ts";
 export {
   DEFAULT_SPARKLINE_BUCKETS,
   type LatencyStats,

@@ -3,7 +3,13 @@
  * why, and its steps in three groups — undone, waiting for steps still in flight (undone when they
  * settle), waiting for a person.
  */
-import { COMPENSATE_STEP_PREFIX, CORRECT_STEP_PREFIX, isCompensationStep, RUN_ABORT_VIAS, type RunAbortVia } from "@tristate/core";
+import {
+  COMPENSATE_STEP_PREFIX,
+  CORRECT_STEP_PREFIX,
+  isCompensationStep,
+  RUN_ABORT_VIAS,
+  type RunAbortVia,
+} from "@tristate/core";
 import type { IntentSummary } from "./intent-view.ts";
 
 /** A run's abort and where each of its steps stands. Times epoch ms. */
@@ -50,7 +56,8 @@ function groupOf(record: IntentSummary, byStep: ReadonlyMap<string, IntentSummar
     case "SUCCEEDED":
       break;
   }
-  const undo = byStep.get(`${COMPENSATE_STEP_PREFIX}${record.key}`) ?? byStep.get(`${CORRECT_STEP_PREFIX}${record.key}`);
+  const undo =
+    byStep.get(`${COMPENSATE_STEP_PREFIX}${record.key}`) ?? byStep.get(`${CORRECT_STEP_PREFIX}${record.key}`);
   if (!undo) return record.compensation ? "inFlight" : null; // registered, not called yet: under way
   if (undo.needsHuman) return "waitingForPerson";
   switch (undo.status) {
