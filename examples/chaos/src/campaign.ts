@@ -14,8 +14,10 @@ import {
   addViolations,
   checkerSelfTest,
   checkTask,
+  NO_ABORTS,
   NO_VIOLATIONS,
   type TaskObservation,
+  tallyAbort,
   violationCount,
 } from "./checker.ts";
 import { emptyCounts, type FaultCounts, runSchedule } from "./faults.ts";
@@ -198,10 +200,12 @@ export async function runCampaign(
         })),
       );
       let violations = NO_VIOLATIONS;
+      let aborts = NO_ABORTS;
       const details: string[] = [];
       for (const o of observations) {
         const c = checkTask(o);
         violations = addViolations(violations, c.violations);
+        if (c.abort) aborts = tallyAbort(aborts, c.abort);
         details.push(...c.details);
       }
       const planted = checkerSelfTest(observations);
@@ -222,6 +226,7 @@ export async function runCampaign(
         stopped: countStops(runs.map((r) => r.result)),
         unanswered: runs.reduce((n, r) => n + (r.result?.unanswered ?? 0), 0),
         violations,
+        aborts,
         planted,
         unexpectedExits: unexpectedExits(),
         schedule: events,

@@ -8,6 +8,7 @@
 import type { Envelope } from "@tristate/core";
 import { kwargsOf } from "@tristate/example-tau-bench/catalog";
 import {
+  type AbortScore,
   claimsOfRecords,
   countStatusLies,
   type EffectEntry,
@@ -117,7 +118,12 @@ function toldClaims(o: TaskObservation): WriteClaim[] {
 }
 
 /** Checks one task; `details` says what was wrong, for the reproduction file. */
-export function checkTask(o: TaskObservation): { violations: Violations; details: string[] } {
+export function checkTask(o: TaskObservation): {
+  violations: Violations;
+  details: string[];
+  /** For a judged aborted run: what its abort left at the remote. */
+  abort?: Omit<AbortScore, "details">;
+} {
   const details: string[] = [];
   const applied = tally(o.effects);
   const recorded = tally(o.records.map(entryOf));
@@ -161,6 +167,7 @@ export function checkTask(o: TaskObservation): { violations: Violations; details
     );
   }
   let abortUndone = 0;
+  let abort: Omit<AbortScore, "details"> | undefined;
   if (o.aborted && o.abortAnsweredAt !== undefined) {
     const judged = scoreAbortedRun({
       domain: o.task.domain,
@@ -171,11 +178,47 @@ export function checkTask(o: TaskObservation): { violations: Violations; details
       effects: o.effects,
     });
     abortUndone = judged.unreversed + judged.doneAfterAbort;
-    details.push(...judged.details);
+    const { details: why, ...counts } = judged;
+    abort = counts;
+    details.push(...why);
   }
   return {
     violations: { duplicates, silentGaps, stuck, statusLies, abortUndone },
     details: details.map((d) => `${o.agent.runId}: ${d}`),
+    ...(abort ? { abort } : {}),
+  };
+}
+
+/** What the round's judged aborted runs left at the remote (sums of their scores). */
+export interface AbortTally {
+  /** Aborted runs judged (abort answered, or recorded by the executor). */
+  runs: number;
+  reversed: number;
+  handedToPerson: number;
+  kept: number;
+  unreversed: number;
+  doneAfterAbort: number;
+}
+
+/** An empty {@link AbortTally}. */
+export const NO_ABORTS: AbortTally = Object.freeze({
+  runs: 0,
+  reversed: 0,
+  handedToPerson: 0,
+  kept: 0,
+  unreversed: 0,
+  doneAfterAbort: 0,
+});
+
+/** Adds one judged run's counts to a tally. */
+export function tallyAbort(t: AbortTally, a: Omit<AbortScore, "details">): AbortTally {
+  return {
+    runs: t.runs + 1,
+    reversed: t.reversed + a.reversed,
+    handedToPerson: t.handedToPerson + a.handedToPerson,
+    kept: t.kept + a.kept,
+    unreversed: t.unreversed + a.unreversed,
+    doneAfterAbort: t.doneAfterAbort + a.doneAfterAbort,
   };
 }
 

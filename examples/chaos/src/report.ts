@@ -1,6 +1,6 @@
 /** The campaign's output: one line per round, the summary, the JSON report and the reproduction file. */
 import { writeFileSync } from "node:fs";
-import type { Violations } from "./checker.ts";
+import type { AbortTally, Violations } from "./checker.ts";
 import type { ChaosFault, FaultCounts, FaultEvent } from "./faults.ts";
 
 /** One round. */
@@ -25,6 +25,8 @@ export interface RoundReport {
   /** Calls the executor did not answer (connection errors, 5xx, timeouts), asked again. */
   unanswered: number;
   violations: Violations;
+  /** What the round's aborted runs left at the remote (`abort` and `abortrace`). */
+  aborts: AbortTally;
   /** The checker flagged the planted duplicate / gap / unreversed effect of an aborted run. */
   planted: { duplicate: boolean; gap: boolean; abort: boolean };
   /** Replica exits the campaign did not cause, so far. */
@@ -67,10 +69,14 @@ export function roundLine(r: RoundReport): string {
     `${r.tasks} tasks ${(r.faultMs / 1000).toFixed(0)} s + settle ${(r.settleMs / 1000).toFixed(1)} s`,
     `${fired} (in flight ${r.killsInFlight}, backends ${r.backendsTerminated})`,
     `effects ${r.effects} lagged ${r.laggedEffects} records ${r.records} queue ${r.inHumanQueue} [${stops}]`,
+    abortText(r.aborts),
     v(r.violations),
     planted,
   ].join(" | ");
 }
+
+const abortText = (a: AbortTally) =>
+  `aborted runs ${a.runs}: reversed ${a.reversed} with a person ${a.handedToPerson} kept ${a.kept}`;
 
 /** The closing summary. */
 export function summaryText(c: CampaignReport, passed: boolean, note: string[]): string {
@@ -84,12 +90,24 @@ export function summaryText(c: CampaignReport, passed: boolean, note: string[]):
   const stops: Record<string, number> = {};
   for (const r of c.rounds) for (const [k, n] of Object.entries(r.stopped)) stops[k] = (stops[k] ?? 0) + n;
   const killsAll = f.kill + f.skew;
+  const aborts = c.rounds.reduce(
+    (t, r) => ({
+      runs: t.runs + r.aborts.runs,
+      reversed: t.reversed + r.aborts.reversed,
+      handedToPerson: t.handedToPerson + r.aborts.handedToPerson,
+      kept: t.kept + r.aborts.kept,
+      unreversed: t.unreversed + r.aborts.unreversed,
+      doneAfterAbort: t.doneAfterAbort + r.aborts.doneAfterAbort,
+    }),
+    { runs: 0, reversed: 0, handedToPerson: 0, kept: 0, unreversed: 0, doneAfterAbort: 0 },
+  );
   return [
     "",
     `chaos ${passed ? "PASSED" : "FAILED"} — seed ${c.seed}, ${c.replicas} replica(s), ${(c.durationMs / 60_000).toFixed(1)} min, ${c.rounds.length} rounds, ${tasks} task runs`,
     `  executor SIGKILLs ${killsAll} (kill ${f.kill}, skew restarts ${f.skew}; ${c.counts.killsInFlight} with calls in flight, ${c.counts.killsStarting} while starting)`,
     `  PostgreSQL crashes ${f.pgcrash} (immediate shutdown + restart); pgkill ${f.pgkill} (${c.counts.backendsTerminated} backends terminated)`,
     `  lag episodes ${f.lag} (${lagged} effects lagged); aborted sagas ${f.abort}; aborts racing in-flight calls ${f.abortrace}; operator actions ${f.operator}`,
+    `  ${abortText(aborts)} (effects at the remote after settling; unreversed ${aborts.unreversed}, done after the abort ${aborts.doneAfterAbort})`,
     `  effects ${effects}, intent records ${records}, left waiting for a person ${queue}, calls unanswered and asked again ${unanswered}`,
     `  agents: ${Object.entries(stops)
       .map(([k, n]) => `${k} ${n}`)
