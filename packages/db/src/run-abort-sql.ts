@@ -22,9 +22,8 @@ const ABORT_COLUMNS = "run_id, aborted_at, actor_key_id, actor_name, via, reason
 
 /**
  * Inserts the run's abort unless it has one, and returns the row that stands: the first abort's
- * (`first` false when it was there already). One statement: a racing insert that commits first makes
- * this one's `ON CONFLICT DO NOTHING` skip, and the second half reads the winner (visible: the
- * conflict waited for its commit).
+ * (`first` false when it was there already). Zero rows when a racing insert committed after this
+ * statement's snapshot (its conflict made this one skip): read it again with {@link getRunAbortSql}.
  */
 export function markRunAbortedSql(tenant: string, runId: string, by: RunAbortInput): Statement {
   return {
