@@ -1,9 +1,11 @@
 import { parseStoredArgs } from "./call-input.ts";
 import { classifyError } from "./classify/index.ts";
+import { contradicts, type LateEvidence, reopenForPerson } from "./contradicting-evidence.ts";
 import { type IntentRecord, wireKey } from "./intent-store.ts";
 import { type JsonValue, toJson } from "./json.ts";
 import { OperatorActionError } from "./operator/errors.ts";
 import { isRefusedUnderKey } from "./probe-answer.ts";
+import { judgeIdentityMatch } from "./probing.ts";
 import { redactArgs } from "./redact.ts";
 import type { Runtime } from "./runtime.ts";
 import { timeoutSignal } from "./timeout-signal.ts";
@@ -28,7 +30,10 @@ export interface ProbeAnswer {
   durationMs: number;
 }
 
-/** What {@link rerunProbes} saw. The record is not changed. */
+/**
+ * What {@link rerunProbes} saw. The record is not changed, unless what the probes found contradicts
+ * its settled state (rule 16): then it is reopened for a person (`reopened`).
+ */
 export interface ProbeRerunReport {
   key: string;
   tool: string;
@@ -40,13 +45,22 @@ export interface ProbeRerunReport {
   probes: ProbeAnswer[];
   /** A one-line summary for the operator. */
   summary: string;
+  /**
+   * True when a probe's answer contradicted the record's settled state (an effect found under the key
+   * of a record settled as not having happened, say) and the record was reopened for a person with
+   * both pieces of evidence (`CONTRADICTING_EVIDENCE`, rule 16).
+   */
+  reopened: boolean;
 }
 
 /**
  * Runs the record's tool probes now, once each (key and identity probe, concurrently), and reports
- * their answers. Read-only by design: it changes neither the record nor its timeline. A found effect
- * is settled by an operator with `confirm_effect` (audited, with a note) or by the executor's own
- * reconciliation, not as a side effect of looking.
+ * their answers. Looking settles nothing: a found effect of an UNKNOWN record is settled by an
+ * operator with `confirm_effect` (audited, with a note) or by the executor's own reconciliation.
+ * The one write: evidence that contradicts a settled record (an effect found under its key, or by
+ * identity and attributed to no other record, while it says nothing happened; a refusal read back
+ * under the key of an effect a probe or a person confirmed) reopens it for a person (rule 16,
+ * {@link reopenForPerson}); a record with no such contradiction, and its timeline, are unchanged.
  * @param timeoutMs - per probe, ms; default the executor's probe timeout.
  * @throws OperatorActionError `NOT_FOUND` (no record), `NOT_ALLOWED` (its tool is not in the catalog).
  */
@@ -129,6 +143,8 @@ export async function rerunProbes(rt: Runtime, key: string, timeoutMs?: number):
   else if (answers.every((a) => a.answer === "absent" && a.absenceCounts)) summary = "every probe says absent";
   else if (answers.some((a) => a.answer === "failed")) summary = "a probe failed: no evidence either way";
   else summary = "absent, but the key has expired, so the key probe's answer proves nothing";
+  const reopened = await reopenIfContradicted(rt, record, tool, answers);
+  if (reopened) summary = `${summary}; this contradicts the record's settled state, so it was reopened for a person`;
   return {
     key,
     tool: tool.name,
@@ -137,5 +153,39 @@ export async function rerunProbes(rt: Runtime, key: string, timeoutMs?: number):
     keyExpired,
     probes: answers,
     summary,
+    reopened,
   };
+}
+
+/**
+ * Rule 16 for probes: the evidence the answers give about the record's current attempt — an effect
+ * found under its key, or by identity when it is this record's by rule 5g (`judgeIdentityMatch`); a
+ * refusal read back under its key — and, when it contradicts the settled record, the
+ * reopening write (compare-and-set on the version the probes ran against: a record changed meanwhile
+ * is left to whoever changed it). @returns true when the record was reopened.
+ */
+async function reopenIfContradicted(
+  rt: Runtime,
+  record: IntentRecord,
+  tool: AnyTool,
+  answers: ProbeAnswer[],
+): Promise<boolean> {
+  if (record.status !== "SUCCEEDED" && record.status !== "FAILED_NO_EFFECT") return false;
+  const base = { source: "probe" as const, attempt: record.attempt, wireKey: wireKey(record) };
+  let evidence: LateEvidence | null = null;
+  const keyAbsent = answers.some((a) => a.probe === "key" && a.answer === "absent" && a.absenceCounts);
+  for (const a of answers) {
+    const ours = async () =>
+      a.probe === "key" || (await judgeIdentityMatch(rt, tool, record, a.found, keyAbsent)).kind === "ours";
+    if (a.answer === "found" && (await ours())) {
+      evidence = { ...base, outcome: "SUCCEEDED", ...(a.found !== undefined ? { detail: a.found } : {}) };
+      break;
+    }
+    if (a.probe === "key" && a.answer === "absent" && a.absenceCounts && a.message?.startsWith("refused")) {
+      evidence = { ...base, outcome: "FAILED_NO_EFFECT", detail: a.message };
+    }
+  }
+  if (!evidence || !contradicts(record, tool, evidence)) return false;
+  const { patch, events } = reopenForPerson(rt, record, evidence);
+  return (await rt.store.update(record.key, record.version, patch, events, rt.clock.nowEpochMs())) !== null;
 }

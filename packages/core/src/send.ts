@@ -10,6 +10,7 @@ import { humanRecheckAt } from "./human-queue.ts";
 import { type IntentError, type IntentEvent, type IntentPatch, type IntentRecord, wireKey } from "./intent-store.ts";
 import { type InvokeAttempt, invokeTracked } from "./invoke-tracker.ts";
 import { toJson } from "./json.ts";
+import { lateAnswer } from "./late-answer.ts";
 import { recheckAt, storeNow } from "./lease.ts";
 import { envelopeFor } from "./record-envelope.ts";
 import { event } from "./record-events.ts";
@@ -296,83 +297,7 @@ async function write(
       ? { kind: "unknown", record: updated }
       : { kind: "settled", record: updated, envelope: envelopeFor(rt, updated, false) };
   }
-  return lateAnswer(rt, record, w);
-}
-
-/**
- * Rule 10: this send's answer arrived after another process took the record over (a sweeper after
- * the lease, by the store's clock). The answer is evidence: it is kept as a `late_answer` event and
- * decides the record where it still can (see {@link latePatch}).
- */
-async function lateAnswer(
-  rt: Runtime,
-  mine: IntentRecord,
-  w: { patch: IntentPatch; events: IntentEvent[]; now: number },
-): Promise<SendResult> {
-  for (let round = 0; round < 3; round++) {
-    const current = await rt.store.get(mine.key);
-    if (!current) return { kind: "lost", record: null };
-    const late = event(rt, mine.key, "late_answer", {
-      attempt: mine.attempt,
-      outcome: w.patch.status ?? "UNKNOWN",
-      ...(w.patch.error?.code ? { code: w.patch.error.code } : {}),
-      currentStatus: current.status,
-    });
-    const patch = latePatch(rt, mine, current, w.patch);
-    if (!patch) {
-      await rt.store.appendEvents([...w.events, late]);
-      return { kind: "lost", record: current };
-    }
-    const updated = await rt.store.update(mine.key, current.version, patch, [...w.events, late], rt.clock.nowEpochMs());
-    if (updated) {
-      return updated.status === "UNKNOWN"
-        ? { kind: "unknown", record: updated }
-        : { kind: "settled", record: updated, envelope: envelopeFor(rt, updated, false) };
-    }
-  }
-  return { kind: "lost", record: await rt.store.get(mine.key) };
-}
-
-/**
- * What a late answer changes on the record as it is now, or null for nothing:
- * - an effect (SUCCEEDED) settles an UNKNOWN record (also one in the human queue), and overrides a
- *   FAILED_NO_EFFECT of the same attempt (an operator's "no effect" guess, say): the effect exists;
- *   a record waiting because its run was aborted stays waiting (the effect must be compensated);
- * - no effect (FAILED_NO_EFFECT) settles an UNKNOWN record when no other attempt was sent since;
- * - a partial effect sends the record to the human queue whatever a probe found meanwhile.
- */
-function latePatch(rt: Runtime, mine: IntentRecord, current: IntentRecord, answer: IntentPatch): IntentPatch | null {
-  const sameAttempt = current.attempt === mine.attempt;
-  switch (answer.status) {
-    case "SUCCEEDED": {
-      if (!(current.status === "UNKNOWN" || (current.status === "FAILED_NO_EFFECT" && sameAttempt))) return null;
-      const aborted = current.needsHuman && current.error?.code === "RUN_ABORTED";
-      return aborted
-        ? { ...answer, resolution: "found", needsHuman: true, error: foundAfterAbort() }
-        : { ...answer, resolution: "found", needsHuman: false };
-    }
-    case "FAILED_NO_EFFECT":
-      return current.status === "UNKNOWN" && sameAttempt ? { ...answer, resolution: null, needsHuman: false } : null;
-    default:
-      if (answer.error?.code !== "PARTIAL_EFFECT" || current.status === "FAILED_NO_EFFECT") return null;
-      return {
-        status: "UNKNOWN",
-        needsHuman: true,
-        resolution: null,
-        error: answer.error,
-        ...recheckAt(current, humanRecheckAt(rt, undefined, 0, rt.clock.nowEpochMs())),
-        settlesAtEpochMs: null,
-      };
-  }
-}
-
-/** The error of an effect found after its run was aborted: a person compensates it. */
-export function foundAfterAbort(): IntentError {
-  return {
-    code: "RUN_ABORTED",
-    message:
-      "the effect was found after its run was aborted: it was not compensated; compensate it (operator `compensate`)",
-  };
+  return lateAnswer(rt, tool, record, w);
 }
 
 /**

@@ -10,9 +10,9 @@ import { afterWrite } from "./human-queue.ts";
 import { attemptKey } from "./idempotency-key.ts";
 import type { IntentEvent, IntentRecord } from "./intent-store.ts";
 import { toJson } from "./json.ts";
+import { foundAfterAbort } from "./late-answer.ts";
 import { event } from "./record-events.ts";
 import type { Runtime } from "./runtime.ts";
-import { foundAfterAbort } from "./send.ts";
 import type { AnyTool } from "./tool.ts";
 
 /**

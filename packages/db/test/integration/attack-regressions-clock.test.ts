@@ -10,7 +10,8 @@
  *   writes is in the store's clock (never in the past), so a late-applied effect is found, not resent.
  * - B7: a late PARTIAL_EFFECT answer, after a sweeper took the record over and found "the effect",
  *   sends the record to the human queue (a probe finding the effect says nothing of the failed part).
- * - B11: a late 201 after an operator's confirm_no_effect of the same attempt settles SUCCEEDED.
+ * - B11: a late 201 after an operator's confirm_no_effect of the same attempt settles SUCCEEDED and
+ *   reopens the record for a person (the evidence contradicts the decision: issue 20 §4, rule 16).
  */
 import { randomUUID } from "node:crypto";
 import { type AnyTool, Deadline, type Executor, legacyDeadline, shownRecord, sweepStale } from "@tristate/core";
@@ -225,7 +226,7 @@ describe("attack regressions: replicas' clocks (real PostgreSQL)", () => {
       expect(remote.effects).toHaveLength(1);
     });
 
-    it("B11: the owner's 201 arrives after an operator's confirm_no_effect of the same attempt → SUCCEEDED found; the agent is told SUCCEEDED and its retry replays (1 effect)", async () => {
+    it("B11: the owner's 201 arrives after an operator's confirm_no_effect of the same attempt → SUCCEEDED found, reopened for a person (rule 16); the agent is told SUCCEEDED and its retry replays (1 effect)", async () => {
       const remote = await remoteFor(false);
       const tool = refundTool(remote, {
         kind: "unsafe",
@@ -259,7 +260,13 @@ describe("attack regressions: replicas' clocks (real PostgreSQL)", () => {
       const told = await call;
       expect(told).toMatchObject({ status: "SUCCEEDED", attempt: 1 });
       const record = await mustGet(store, key);
-      expect(record).toMatchObject({ status: "SUCCEEDED", resolution: "found", needsHuman: false, attempt: 1 });
+      expect(record).toMatchObject({
+        status: "SUCCEEDED",
+        resolution: "found",
+        needsHuman: true,
+        error: { code: "CONTRADICTING_EVIDENCE" },
+        attempt: 1,
+      });
       expect(record.result).toMatchObject({ id: remote.effects[0]!.id });
       const late = (await store.listEvents(key)).filter((e) => e.type === "late_answer");
       expect(late.map((e) => e.data.outcome)).toEqual(["SUCCEEDED"]);

@@ -9,7 +9,7 @@ import { tenantForKey } from "../tenancy.ts";
 /** Input of `probe.rerun`. */
 export const probeRerunInput = z.object({ key: keySchema }).strict();
 
-/** Output of `probe.rerun`: each probe's answer now; the record is unchanged. */
+/** Output of `probe.rerun`: each probe's answer now; the record is unchanged unless `reopened`. */
 export const probeRerunOutput = z.object({
   key: z.string(),
   tool: z.string(),
@@ -28,12 +28,16 @@ export const probeRerunOutput = z.object({
     }),
   ),
   summary: z.string(),
+  /** True when the answers contradicted the record's settled state and it was reopened for a person (rule 16). */
+  reopened: z.boolean(),
 });
 
 /**
  * `probe.rerun({ key })` (operator, admin): runs the tool's key and identity probes once each, now,
- * and shows their answers. Read-only: the record and its timeline are not changed (settle a found
- * effect with `queue.resolve` → `confirm_effect`). Errors: unknown key → NOT_FOUND; tool not in the
+ * and shows their answers. Looking settles nothing (settle a found effect with `queue.resolve` →
+ * `confirm_effect`); the one write is rule 16's: answers that contradict a settled record (an effect
+ * found under the key of a record settled as not having happened) reopen it for a person
+ * (`reopened: true`, `CONTRADICTING_EVIDENCE`). Errors: unknown key → NOT_FOUND; tool not in the
  * catalog → CONFLICT. Secret argument values in the probes' answers are masked for every role but admin.
  */
 export const probeRerunProcedure = operatorProcedure
