@@ -23,7 +23,9 @@ const CLAIM_BATCH_TEXT = `WITH input AS (
     LEAST(timestamptz 'epoch' + created_at * interval '1 millisecond', now()),
     timestamptz 'epoch' + updated_at * interval '1 millisecond', trace_id
   FROM input
-  WHERE input.exempt OR NOT EXISTS (SELECT 1 FROM run_aborts a WHERE a.tenant = input.tenant AND a.run_id = input.run_id)
+  WHERE (input.exempt OR NOT EXISTS (SELECT 1 FROM run_aborts a WHERE a.tenant = input.tenant AND a.run_id = input.run_id))
+    AND NOT EXISTS (SELECT 1 FROM intent_records_archive a WHERE a.tenant = input.tenant
+      AND (a.key = input.key OR (a.run_id = input.run_id AND a.step_id = input.step_id AND a.tool = input.tool)))
   ORDER BY i
   ON CONFLICT DO NOTHING
   RETURNING tenant, key, created_at
@@ -39,15 +41,28 @@ SELECT input.i, ins.created_at AS claimed_at, e.*
 FROM input
 LEFT JOIN ins ON ins.tenant = input.tenant AND ins.key = input.key
 LEFT JOIN LATERAL (
-  SELECT ${RECORD_COLUMNS} FROM intent_records r
+  (SELECT false AS archived, ${RECORD_COLUMNS} FROM intent_records r
   WHERE ins.key IS NULL AND r.tenant = input.tenant
     AND (r.key = input.key OR (r.run_id = input.run_id AND r.step_id = input.step_id AND r.tool = input.tool))
-  ORDER BY (r.key = input.key) DESC LIMIT 1
+  ORDER BY (r.key = input.key) DESC LIMIT 1)
+  UNION ALL
+  (SELECT true AS archived, ${RECORD_COLUMNS} FROM intent_records_archive r
+  WHERE ins.key IS NULL AND r.tenant = input.tenant
+    AND (r.key = input.key OR (r.run_id = input.run_id AND r.step_id = input.step_id AND r.tool = input.tool))
+  ORDER BY (r.key = input.key) DESC LIMIT 1)
+  LIMIT 1
 ) e ON true
+WHERE ins.key IS NULL OR tristate_claim_unarchived(input.tenant, input.key, input.run_id, input.step_id, input.tool)
 ORDER BY input.i`;
 
-/** A row of {@link claimBatchSql}: the claim's index, its insert time when it inserted, else the existing record (all null when none was visible). */
-export type ClaimBatchRow = { i: number; claimed_at: Date | null } & (RecordRow | { [K in keyof RecordRow]: null });
+/**
+ * A row of {@link claimBatchSql}: the claim's index, its insert time when it inserted, else the
+ * existing record, the live table's or the archive's (`archived`); all null when none was visible.
+ */
+export type ClaimBatchRow = { i: number; claimed_at: Date | null } & (
+  | (RecordRow & { archived: boolean })
+  | { [K in keyof RecordRow | "archived"]: null }
+);
 
 /**
  * Several claims in one statement and one commit (group commit). Each claim inserts PENDING unless
@@ -57,7 +72,9 @@ export type ClaimBatchRow = { i: number; claimed_at: Date | null } & (RecordRow 
  * conflict with each other (same tenant and same key or same run/step/tool; see
  * {@link conflictsWithin}): then each inserted row belongs to exactly one claim and each loser's
  * winner is a row committed before (visible in the statement's snapshot, or not yet: all-null row,
- * read again). Rows: one per claim, in index order ({@link ClaimBatchRow}).
+ * read again). A claim whose step the archive holds inserts nothing and gets the archived record
+ * (rule 15), as the single claim does (`claimSql`, with its guard against the archiver: a guard error
+ * rolls the whole batch back, and each claim is made again). Rows: one per claim, in index order ({@link ClaimBatchRow}).
  * @throws RangeError for a non-finite time (before anything is sent).
  */
 export function claimBatchSql(claims: readonly BatchedClaim[]): Statement {
@@ -88,7 +105,7 @@ export function claimBatchSql(claims: readonly BatchedClaim[]): Statement {
       data: e.data,
     })),
   );
-  return { name: "tristate_claim_batch_v3", text: CLAIM_BATCH_TEXT, values: [jsonParam(input), jsonParam(events)] };
+  return { name: "tristate_claim_batch_v4", text: CLAIM_BATCH_TEXT, values: [jsonParam(input), jsonParam(events)] };
 }
 
 /**

@@ -13,10 +13,13 @@ import type { Statement } from "./intent-sql.ts";
 /** Runs one statement and returns its rows (the store's pool, named or not). */
 export type RunStatement = <T>(statement: Statement) => Promise<T[]>;
 
-/** A batched claim's answer: inserted, or lost to `existing` (null: the winner is not visible yet, read it again). */
+/**
+ * A batched claim's answer: inserted, or lost to `existing` (null: the winner is not visible yet, read
+ * it again; `archived`: the existing record is in the archive table).
+ */
 export type BatchClaimResult =
   | { claimed: true; record: IntentRecord }
-  | { claimed: false; existing: IntentRecord | null };
+  | { claimed: false; existing: IntentRecord | null; archived: boolean };
 
 /**
  * Group commit of claims ({@link GroupCommit} with {@link claimBatchSql}). Per-claim semantics are the
@@ -38,7 +41,8 @@ export function claimBatcher(
           const row = rows[i];
           if (row?.i !== i) throw new Error(`claim batch returned row ${row?.i} for claim ${i}`);
           if (row.claimed_at) return { claimed: true, record: claimedRecord(claim, row.claimed_at) };
-          return { claimed: false, existing: row.key !== null ? toIntentRecord(row) : null };
+          if (row.key === null) return { claimed: false, existing: null, archived: false };
+          return { claimed: false, existing: toIntentRecord(row), archived: row.archived };
         });
       },
     },

@@ -8,21 +8,27 @@ export interface Statement {
   values: unknown[];
 }
 
-const CLAIM_TEXT = `WITH ins AS (
+const CLAIM_TEXT = `WITH arc AS (
+  SELECT ${RECORD_COLUMNS} FROM intent_records_archive
+  WHERE tenant = $14 AND (key = $1 OR (run_id = $2 AND step_id = $3 AND tool = $4)) ORDER BY (key = $1) DESC LIMIT 1
+), ins AS (
   INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status, attempt, lease_until_at,
     recheck_at, compensation, needs_human, reconcile_sweeps, version, created_at, updated_at, trace_id)
   SELECT $14::text, $1::text, $2::text, $3::text, $4::text, $5::jsonb, $6::jsonb, 'PENDING'::"IntentStatus", $7::int,
     $8::timestamptz, $8::timestamptz, $9::jsonb, false, 0, 1, LEAST($10::timestamptz, now()), $11::timestamptz, $12::text
-  WHERE $15::boolean OR NOT EXISTS (SELECT 1 FROM run_aborts WHERE tenant = $14 AND run_id = $2)
+  WHERE ($15::boolean OR NOT EXISTS (SELECT 1 FROM run_aborts WHERE tenant = $14 AND run_id = $2))
+    AND NOT EXISTS (SELECT 1 FROM arc)
   ON CONFLICT DO NOTHING
   RETURNING ${RECORD_COLUMNS}
 ), ev AS (
   ${insertEventsSql("$13", "$14", "ins")}
 )
-SELECT true AS claimed, * FROM ins
+SELECT true AS claimed, false AS archived, * FROM ins WHERE tristate_claim_unarchived($14, $1, $2, $3, $4)
 UNION ALL
-SELECT false AS claimed, ${RECORD_COLUMNS} FROM intent_records
-WHERE tenant = $14 AND (key = $1 OR (run_id = $2 AND step_id = $3 AND tool = $4)) AND NOT EXISTS (SELECT 1 FROM ins)`;
+SELECT false AS claimed, false AS archived, ${RECORD_COLUMNS} FROM intent_records
+WHERE tenant = $14 AND (key = $1 OR (run_id = $2 AND step_id = $3 AND tool = $4)) AND NOT EXISTS (SELECT 1 FROM ins)
+UNION ALL
+SELECT false AS claimed, true AS archived, * FROM arc`;
 
 /**
  * The claim in one round trip: insert PENDING unless the key or (run, step, tool) exists (ON CONFLICT
@@ -32,7 +38,12 @@ WHERE tenant = $14 AND (key = $1 OR (run_id = $2 AND step_id = $3 AND tool = $4)
  * move it past an effect. The record is due for the sweeper when its lease ends (`recheck_at` = the
  * lease). Nothing is inserted for a run that was aborted (rule 13; `run_aborts`), unless the step is a
  * compensation's (`$15`): zero rows then, and the store tells the refusal from a winner it cannot
- * see yet by a second look. Rows: `claimed` + {@link RECORD_COLUMNS}. Zero rows when the winner
+ * see yet by a second look. A record the archive holds (same key, or same run, step and tool) is
+ * found there and nothing is inserted (rule 15: a repeat of an archived step replays it, another
+ * identity is a conflict); a claim that inserted while the archiver moved the same step out of sight
+ * of its snapshot is undone by `tristate_claim_unarchived` (a fresh look after the insert: SQLSTATE
+ * 40001, hint {@link ARCHIVE_RACE_HINT}; the store claims again). Rows: `claimed`, `archived` (the
+ * row is the archive's) + {@link RECORD_COLUMNS}, the live table's first. Zero rows when the winner
  * committed after this statement's snapshot: read again with {@link existingSql}.
  */
 export function claimSql(
@@ -42,7 +53,7 @@ export function claimSql(
   nowEpochMs: number,
 ): Statement {
   return {
-    name: "tristate_claim_v5",
+    name: "tristate_claim_v6",
     text: CLAIM_TEXT,
     values: [
       record.key,
@@ -64,12 +75,23 @@ export function claimSql(
   };
 }
 
-/** The tenant's record with this key or this (run, step, tool), if any (a claim loser's second look). */
+/**
+ * The `hint` of the error `tristate_claim_unarchived` raises (SQLSTATE 40001) when a claim inserted a
+ * step the archiver had just moved: the statement rolled back, nothing was claimed; claim again.
+ */
+export const ARCHIVE_RACE_HINT = "tristate: claim raced the archive; claim again";
+
+/**
+ * The tenant's record with this key or this (run, step, tool), if any (a claim loser's second look):
+ * the live table's, else the archive's (`archived`: true).
+ */
 export function existingSql(tenant: string, record: NewIntentRecord): Statement {
+  const where =
+    "WHERE tenant = $5 AND (key = $1 OR (run_id = $2 AND step_id = $3 AND tool = $4)) ORDER BY (key = $1) DESC LIMIT 1";
   return {
-    name: "tristate_existing_v2",
-    text: `SELECT ${RECORD_COLUMNS} FROM intent_records
-      WHERE tenant = $5 AND (key = $1 OR (run_id = $2 AND step_id = $3 AND tool = $4)) ORDER BY (key = $1) DESC LIMIT 1`,
+    name: "tristate_existing_v3",
+    text: `(SELECT false AS archived, ${RECORD_COLUMNS} FROM intent_records ${where})
+      UNION ALL (SELECT true AS archived, ${RECORD_COLUMNS} FROM intent_records_archive ${where}) LIMIT 1`,
     values: [record.key, record.runId, record.stepId, record.tool, tenant],
   };
 }

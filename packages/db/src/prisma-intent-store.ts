@@ -22,6 +22,7 @@ import { type Prisma, PrismaClient } from "./generated/prisma/client.ts";
 import type { GroupCommit, GroupCommitOptions } from "./group-commit.ts";
 import { type EventRow, type RecordRow, toIntentRecord, toStoredEvent } from "./intent-row.ts";
 import {
+  ARCHIVE_RACE_HINT,
   appendEventsSql,
   claimSql,
   claimStaleSql,
@@ -33,6 +34,7 @@ import {
   type Statement,
   updateSql,
 } from "./intent-sql.ts";
+import { restoreArchivedSql } from "./restore-archived-sql.ts";
 import { getRunAbortSql, listUndoDueSql, markRunAbortedSql, type RunAbortRow, toRunAbort } from "./run-abort-sql.ts";
 import type { BatchedUpdate } from "./update-batch-sql.ts";
 import { type BatchedEventsRead, eventsReader, updateBatcher } from "./update-batcher.ts";
@@ -162,26 +164,50 @@ export class PrismaIntentStore implements IntentStore {
    * @inheritdoc
    * One statement (insert + events, or the existing row), shared with concurrent claims when group
    * commit is on; a second read only when a racing claim committed after this statement's snapshot.
-   * Always durable (synchronous commit): it resolves only after its statement committed.
+   * Always durable (synchronous commit): it resolves only after its statement committed. A step the
+   * archive holds is found there (rule 15) and moved back to the live table (one more statement, on
+   * that path only); a claim the archiver raced is rolled back and made again (at most 3 times).
    * @throws RangeError for a non-finite deadline or time; pg errors when the database fails.
    */
   async claim(record: NewIntentRecord, events: IntentEvent[], nowEpochMs: number): Promise<ClaimResult> {
     if (record.tenant !== undefined && record.tenant !== this.tenant)
       throw new TypeError(`claim: record of tenant "${record.tenant}" in the store of tenant "${this.tenant}"`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#claimOnce(record, events, nowEpochMs);
+      } catch (error) {
+        const e = error as { code?: unknown; hint?: unknown };
+        if (attempt >= 3 || e.code !== "40001" || e.hint !== ARCHIVE_RACE_HINT) throw error;
+      }
+    }
+  }
+
+  async #claimOnce(record: NewIntentRecord, events: IntentEvent[], nowEpochMs: number): Promise<ClaimResult> {
     const batcher = this.#shared.batcher;
     if (batcher) {
       const result = await batcher.write({ tenant: this.tenant, record, events, nowEpochMs });
       if (result.claimed) return result;
+      if (result.existing && result.archived) return this.#unarchived(result.existing, record);
       if (result.existing) return { claimed: false, existing: result.existing };
       return this.#existing(record);
     }
     const rows = (await this.#query(claimSql(this.tenant, record, events, nowEpochMs))) as (RecordRow & {
       claimed: boolean;
+      archived: boolean;
     })[];
-    const row = rows.find((r) => r.key === record.key) ?? rows[0];
+    const live = rows.filter((r) => !r.archived);
+    const row = live.find((r) => r.key === record.key) ?? live[0] ?? rows[0];
     if (row?.claimed) return { claimed: true, record: toIntentRecord(row) };
+    if (row?.archived) return this.#unarchived(toIntentRecord(row), record);
     if (row) return { claimed: false, existing: toIntentRecord(row) };
     return this.#existing(record);
+  }
+
+  /** A claim found its step in the archive: the record moves back to the live table, where the executor writes. */
+  async #unarchived(archived: IntentRecord, record: NewIntentRecord): Promise<ClaimResult> {
+    const [back] = await this.#query(restoreArchivedSql(this.tenant, archived.key));
+    if (back) return { claimed: false, existing: toIntentRecord(back) };
+    return this.#existing(record, false); // another claim moved it back first
   }
 
   /**
@@ -189,8 +215,9 @@ export class PrismaIntentStore implements IntentStore {
    * because the run was aborted (rule 13).
    * @throws RunAbortedError when no record exists and the run was aborted.
    */
-  async #existing(record: NewIntentRecord): Promise<ClaimResult> {
-    const [again] = await this.#query(existingSql(this.tenant, record));
+  async #existing(record: NewIntentRecord, restore = true): Promise<ClaimResult> {
+    const [again] = (await this.#query(existingSql(this.tenant, record))) as (RecordRow & { archived: boolean })[];
+    if (again?.archived && restore) return this.#unarchived(toIntentRecord(again), record);
     if (again) return { claimed: false, existing: toIntentRecord(again) };
     const abort = await this.getRunAbort(record.runId);
     if (abort) throw new RunAbortedError(abort);

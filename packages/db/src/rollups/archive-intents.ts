@@ -20,7 +20,8 @@ export interface ArchiveResult {
   more: boolean;
 }
 
-const RECORD_COLUMNS = `tenant, key, run_id, step_id, tool, args, identity, status, attempt, lease_until_at, recheck_at, result, error,
+/** Every column of `intent_records` and `intent_records_archive`, in one order (the move's and the restore's). */
+export const ARCHIVED_COLUMNS = `tenant, key, run_id, step_id, tool, args, identity, status, attempt, lease_until_at, recheck_at, result, error,
   compensation, resolution, needs_human, reconcile_sweeps, version, created_at, updated_at, finished_at, trace_id,
   sent_key, settles_at, ever_unknown`;
 
@@ -58,9 +59,9 @@ export async function archiveIntents(prisma: PrismaClient, options: ArchiveOptio
         INSERT INTO intent_events_archive (id, tenant, key, type, at, data) SELECT * FROM ev
       ), rec AS (
         DELETE FROM intent_records r WHERE r.tenant = ${tenant} AND r.key = ANY (ARRAY(SELECT key FROM victims))
-        RETURNING ${Prisma.raw(RECORD_COLUMNS.replace(/(\w+)/g, "r.$1"))}
+        RETURNING ${Prisma.raw(ARCHIVED_COLUMNS.replace(/(\w+)/g, "r.$1"))}
       ), rec_moved AS (
-        INSERT INTO intent_records_archive (${Prisma.raw(RECORD_COLUMNS)}) SELECT * FROM rec RETURNING 1
+        INSERT INTO intent_records_archive (${Prisma.raw(ARCHIVED_COLUMNS)}) SELECT * FROM rec RETURNING 1
       )
       SELECT count(*)::int AS n FROM rec_moved`);
     const n = rows[0]?.n ?? 0;
