@@ -79,9 +79,19 @@ test("an operator aborts a run from the run page and reads the abort report", as
   // The compensations are steps of the run now, shown with the originals.
   await expect(page.getByRole("table", { name: "Steps", exact: true })).toContainText(tools.runsReverse);
   await screenshot(page, "run-abort", testInfo, true);
+  await expect(report.getByTestId("abort-counts")).toContainText("Undone: 2");
   await page.reload();
   await expect(page.getByRole("table", { name: "Steps", exact: true })).toContainText(tools.runsReverse);
   await expect(page.getByRole("button", { name: "Abort run" })).toBeDisabled();
+  // The abort is a state of the run (rule 13): who, when, why, and its steps by where they stand.
+  const aborted = page.getByRole("region", { name: "Run aborted" });
+  await expect(aborted).toHaveAttribute("data-complete", "true");
+  await expect(aborted.getByTestId("run-aborted-by")).toHaveText(names.operator);
+  await expect(aborted.getByTestId("run-aborted-reason")).toHaveText("customer cancelled the whole order");
+  await expect(aborted.getByTestId("abort-undone")).toHaveAttribute("data-count", "2");
+  await expect(aborted.getByTestId("abort-in-flight")).toHaveAttribute("data-count", "0");
+  await expect(aborted.getByTestId("abort-waiting-person")).toHaveAttribute("data-count", "0");
+  await expect(aborted.getByTestId("run-aborted-state")).toContainText("Complete");
 
   const { json } = await api.get("runs.get", { runId: seeder.runId });
   const records = json.result.data.records as Json[];
@@ -116,6 +126,9 @@ test("an operator aborts a run from the run page and reads the abort report", as
   await login(vpage, "viewer", `/runs/${seeder.runId}`);
   await expect(vpage.getByRole("table", { name: "Steps", exact: true })).toBeVisible();
   await expect(vpage.getByRole("button", { name: "Abort run" })).toHaveCount(0);
+  await expect(vpage.getByRole("region", { name: "Run aborted" }).getByTestId("run-aborted-by")).toHaveText(
+    names.operator,
+  );
   await viewer.close();
 });
 

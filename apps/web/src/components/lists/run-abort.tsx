@@ -19,6 +19,10 @@ export function AbortReportView({ report }: { report: AbortReport }) {
   return (
     <section className="panel" aria-label="Abort report" data-testid="abort-report">
       <h2>Abort report</h2>
+      <p data-testid="abort-counts">
+        Undone: {report.undone} · Waiting for steps in flight (undone when they settle): {report.inFlight} · Waiting for
+        a person: {report.needsHuman}
+      </p>
       <p>
         <strong>{report.complete ? "Complete." : "Not complete."}</strong>{" "}
         <span data-testid="abort-summary">

@@ -13,6 +13,7 @@ import { httpStatusOf, useTRPC } from "~/trpc/react";
 import type { IntentSummary, RouterOutputs } from "~/trpc/types";
 import { intentColumns } from "./intent-columns";
 import { RunAbort } from "./run-abort";
+import { RunAbortState } from "./run-abort-state";
 
 const col = createColumnHelper<IntentSummary & { order: number }>();
 const columns: Columns<IntentSummary & { order: number }> = [
@@ -66,7 +67,8 @@ function PlanView({ plan, done }: { plan: RunPlan; done: IntentSummary[] }) {
 
 /**
  * One agent run: its steps (intent records) in the order they were created, with outcomes and
- * compensations, and its declared plan; operators can abort it (the saga) and read the abort report.
+ * compensations, its declared plan and its abort (who, when, why; undone / in flight / waiting for a
+ * person); operators can abort it (the saga) and read the abort report.
  */
 export function RunView({ runId }: { runId: string }) {
   const live = useLiveInterval();
@@ -98,6 +100,7 @@ export function RunView({ runId }: { runId: string }) {
             {run.data.truncated ? " (only the first 1000 are shown)" : ""}.
           </p>
           {run.data.plan ? <PlanView plan={run.data.plan} done={run.data.records} /> : null}
+          {run.data.abort ? <RunAbortState abort={run.data.abort} records={run.data.records} /> : null}
           {canOperate && run.data.records.length > 0 ? (
             <RunAbort runId={runId} tenant={tenant.selectable ? runTenant : undefined} records={run.data.records} />
           ) : null}
