@@ -47,6 +47,8 @@ export const TOOLS = {
   runs: "runs_refund",
   /** The compensation of `runs`. */
   runsReverse: "runs_reverse",
+  /** Keyed, a confirmation policy over 1,000.00 and a secret `reason`: the confirm page (confirm.spec.ts). */
+  confirm: "confirmed_payout",
 } as const;
 
 /** The web app's trace link template (never opened: the tests read the link). */

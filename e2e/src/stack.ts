@@ -57,6 +57,12 @@ function catalog(remote: FakeRemote): AnyTool[] {
       },
     }),
     keyed(TOOLS.runsReverse),
+    refundTool(remote, {
+      name: TOOLS.confirm,
+      secretFields: ["reason"],
+      confirmation: (a: { amount: unknown }) =>
+        Number(a.amount) > 1000 ? "payouts over 1,000.00 need confirmation" : false,
+    }),
   ];
 }
 

@@ -129,7 +129,7 @@ export interface ExecuteWireInput {
   deadlineEpochMs?: number | undefined;
   /** Or: the budget from now, ms. */
   budgetMs?: number | undefined;
-  /** An operator's confirmation for a tool with a confirmation policy. */
+  /** An operator's confirmation for a tool with a confirmation policy: this run, step, tool and exactly the argument values shown. */
   confirmationToken?: string | undefined;
   /** The tenant to act in (admin keys only). */
   tenant?: string | undefined;

@@ -40,7 +40,11 @@ export interface ExecuteInput extends TurnTime {
   tool: string;
   /** The tool's arguments (validated by the executor against the tool's schema). */
   args: Record<string, unknown>;
-  /** An operator's confirmation for a tool with a confirmation policy (`confirmations.issue`). */
+  /**
+   * An operator's confirmation for a tool with a confirmation policy (`confirmations.issue`): it
+   * confirms one run, step and tool with exactly the argument values shown; any other value is
+   * refused before sending (`CONFIRMATION_REQUIRED`, `error.field` `args.<name>`).
+   */
   confirmationToken?: string;
 }
 

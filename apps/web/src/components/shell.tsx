@@ -16,6 +16,7 @@ const NAV = [
   { href: "/runs", label: "Runs" },
   { href: "/intents", label: "Records" },
   { href: "/audit", label: "Audit log" },
+  { href: "/confirm", label: "Confirm a call" },
 ] as const;
 
 /**
