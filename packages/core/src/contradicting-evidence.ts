@@ -35,21 +35,26 @@ export interface LateEvidence {
  *   remote that deduplicates by key (then they are one effect): two effects may exist;
  * - a refusal of the very attempt that a probe or a person settled SUCCEEDED (`found`,
  *   `human_confirmed_effect`) contradicts it;
- * - nothing contradicts an UNKNOWN or a PENDING record (evidence settles an UNKNOWN; a PENDING one
- *   belongs to a call in flight, whose own answer decides it).
+ * - an effect of another attempt contradicts an UNKNOWN one on the same terms (attempt 1's 201 says
+ *   nothing of whether attempt 2, sent under another key, also took effect); otherwise evidence
+ *   settles an UNKNOWN record;
+ * - nothing contradicts a PENDING record: it belongs to a call in flight, whose own answer decides
+ *   it (a late answer waits for that outcome, see `late-answer.ts`).
  */
 export function contradicts(current: IntentRecord, tool: AnyTool | undefined, evidence: LateEvidence): boolean {
+  const oneEffect = () =>
+    evidence.wireKey === wireKey(current) && tool !== undefined && toolKindPolicy(tool.kind).remoteDedupesKey;
   switch (current.status) {
     case "PENDING":
-    case "UNKNOWN":
       return false;
+    case "UNKNOWN":
+      // An effect of another attempt says nothing of this one's, unless the remote made them one.
+      return evidence.outcome === "SUCCEEDED" && evidence.attempt !== current.attempt && !oneEffect();
     case "FAILED_NO_EFFECT":
       return evidence.outcome === "SUCCEEDED";
     case "SUCCEEDED":
       if (evidence.outcome === "SUCCEEDED") {
-        if (evidence.attempt === current.attempt) return false;
-        const oneEffect = evidence.wireKey === wireKey(current) && tool && toolKindPolicy(tool.kind).remoteDedupesKey;
-        return !oneEffect;
+        return evidence.attempt !== current.attempt && !oneEffect();
       }
       return (
         evidence.attempt === current.attempt &&
@@ -74,7 +79,7 @@ export function reopenForPerson(
   answer: IntentPatch = {},
 ): { patch: IntentPatch; events: IntentEvent[] } {
   const decided = decisionOf(current);
-  const secondEffect = current.status === "SUCCEEDED" && evidence.outcome === "SUCCEEDED";
+  const secondEffect = current.status !== "FAILED_NO_EFFECT" && evidence.outcome === "SUCCEEDED";
   const said = secondEffect
     ? "it happened too: two effects may exist"
     : evidence.outcome === "SUCCEEDED"
@@ -125,9 +130,14 @@ function decisionOf(current: IntentRecord): { words: string; data: JsonObject } 
     ...(current.error ? { code: current.error.code } : {}),
   };
   const by = current.resolution?.startsWith("human_") ? "an operator" : "the executor";
-  const what =
-    current.status === "FAILED_NO_EFFECT"
-      ? `${by} settled it as not having happened (attempt ${current.attempt}${current.resolution ? `, ${current.resolution}` : ""})`
-      : `${by} settled it as done (attempt ${current.attempt}${current.resolution ? `, ${current.resolution}` : ""})`;
-  return { words: what, data };
+  const how = `attempt ${current.attempt}${current.resolution ? `, ${current.resolution}` : ""}`;
+  switch (current.status) {
+    case "FAILED_NO_EFFECT":
+      return { words: `${by} settled it as not having happened (${how})`, data };
+    case "SUCCEEDED":
+      return { words: `${by} settled it as done (${how})`, data };
+    case "UNKNOWN":
+    case "PENDING":
+      return { words: `attempt ${current.attempt}'s outcome is not known yet`, data };
+  }
 }

@@ -68,6 +68,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     onBackgroundWriteError: options.onBackgroundWriteError,
     pendingOutcomes: new Map(),
     pendingUndos: new Map(),
+    pendingLateEvidence: new Map(),
     undoIfAborted: async () => null,
     reserveMs: options.reserveMs ?? DEFAULT_RESERVE_MS,
     minCallBudgetMs: options.minCallBudgetMs ?? MIN_CALL_BUDGET_MS,
@@ -77,10 +78,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
   if (!(rt.reserveMs >= 0)) throw new TypeError("createExecutor: reserveMs must be ≥ 0 ms");
   // Entry points that read records first let this executor's background outcome writes land, so they
   // act on what callers were told (a step answered SUCCEEDED is not taken for one still in flight).
-  // An outcome write may start an undo (rule 13) as it lands: wait until neither is left.
+  // An outcome write may start an undo (rule 13) as it lands, and a late answer may wait for another
+  // attempt to settle before it is weighed (rule 16): wait until none is left.
   const outcomesWritten = async () => {
-    while (rt.pendingOutcomes.size + rt.pendingUndos.size > 0) {
-      await Promise.all([...rt.pendingOutcomes.values(), ...rt.pendingUndos.values()]);
+    const pending = [rt.pendingOutcomes, rt.pendingUndos, rt.pendingLateEvidence];
+    while (pending.some((m) => m.size > 0)) {
+      await Promise.all(pending.flatMap((m) => [...m.values()]));
     }
   };
   const saga: SagaApi = {

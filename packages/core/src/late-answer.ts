@@ -42,6 +42,13 @@ export async function lateAnswer(
       ...(w.patch.error?.code ? { code: w.patch.error.code } : {}),
       currentStatus: current.status,
     });
+    if (current.status === "PENDING" && current.attempt !== mine.attempt && w.patch.status === "SUCCEEDED") {
+      // Another attempt is in flight (the record is its call's, rule 2): weigh this effect against
+      // that attempt's outcome once it has one, in the background (this answer is late already).
+      await rt.store.appendEvents([...w.events, late]);
+      weighAfterInFlight(rt, tool, mine, w, current);
+      return { kind: "lost", record: current };
+    }
     const decided = latePatch(rt, tool, mine, current, w.patch);
     if (!decided) {
       await rt.store.appendEvents([...w.events, late]);
@@ -56,6 +63,51 @@ export async function lateAnswer(
     }
   }
   return { kind: "lost", record: await rt.store.get(mine.key) };
+}
+
+/** How often a late answer waiting for an attempt in flight looks at the record again, ms. */
+const IN_FLIGHT_POLL_MS = 200;
+/** How long past the in-flight attempt's lease a waiting late answer keeps looking, ms (then the sweeper has it). */
+const IN_FLIGHT_GRACE_MS = 10_000;
+
+/**
+ * A late effect that met another attempt in flight: waits (polling, in the background, tracked in
+ * `rt.pendingLateEvidence`) until that attempt has an outcome, or a sweeper took it over, then weighs
+ * the effect against the record as it is (settle, or reopen for a person: a second effect beside
+ * a SUCCEEDED attempt, an effect beside a FAILED_NO_EFFECT or UNKNOWN one). Gives up after the
+ * attempt's lease + {@link IN_FLIGHT_GRACE_MS}, leaving the `late_answer` event already written.
+ */
+function weighAfterInFlight(
+  rt: Runtime,
+  tool: AnyTool | undefined,
+  mine: IntentRecord,
+  w: { patch: IntentPatch; events: IntentEvent[]; now: number },
+  inFlight: IntentRecord,
+): void {
+  if (rt.pendingLateEvidence.has(mine.key)) return;
+  const giveUpAt = inFlight.leaseUntilEpochMs + IN_FLIGHT_GRACE_MS;
+  const weigh = async () => {
+    while (rt.clock.nowEpochMs() < giveUpAt) {
+      await rt.clock.sleep(IN_FLIGHT_POLL_MS);
+      const current = await rt.store.get(mine.key);
+      if (!current) return;
+      if (current.status === "PENDING" && current.version === inFlight.version) continue;
+      for (let round = 0; round < 3; round++) {
+        const now = (await rt.store.get(mine.key)) ?? null;
+        if (!now || now.status === "PENDING") break;
+        const decided = latePatch(rt, tool, mine, now, w.patch);
+        if (!decided) return;
+        if (await rt.store.update(mine.key, now.version, decided.patch, decided.events, rt.clock.nowEpochMs())) return;
+      }
+      return;
+    }
+  };
+  const done: Promise<void> = weigh()
+    .catch((error: unknown) => rt.onBackgroundWriteError?.(error, mine.key))
+    .finally(() => {
+      if (rt.pendingLateEvidence.get(mine.key) === done) rt.pendingLateEvidence.delete(mine.key);
+    });
+  rt.pendingLateEvidence.set(mine.key, done);
 }
 
 /**

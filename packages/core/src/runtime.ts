@@ -41,6 +41,11 @@ export interface Runtime {
   /** Undos of effects that settled after their run was aborted (rule 13), running in the background, by key (never reject). */
   pendingUndos: Map<string, Promise<unknown>>;
   /**
+   * Late answers waiting, in the background, for another attempt of their record (in flight when they
+   * arrived) to settle before they are weighed against it (rule 16), by key (never reject).
+   */
+  pendingLateEvidence: Map<string, Promise<unknown>>;
+  /**
    * Rule 13 for a record just made SUCCEEDED outside the executor's store (an operator's audited
    * confirmation): undoes it when its run was aborted (`undoIfRunAborted`). Resolves to the run's abort, or null.
    */

@@ -33,10 +33,10 @@ describe("issue 20 §4: evidence after a person decided reopens the record (rule
    * record (lease past by the database's clock) and, finding nothing, sends it to the human queue;
    * an operator then confirms "no effect".
    */
-  async function decidedWhileStalled(respondDelayMs: number) {
+  async function decidedWhileStalled(respondDelayMs: number, timeoutMs = respondDelayMs + 2000) {
     const { store, ops } = await freshStores(cleanup);
     const remote = cleanup.add(await startFakeRemote({ honorsKey: false }), (r) => r.close());
-    const tool = refundTool(remote, { kind: "unsafe", probe: undefined, timeoutMs: respondDelayMs + 2000 });
+    const tool = refundTool(remote, { kind: "unsafe", probe: undefined, timeoutMs });
     const worker = timingExecutor(store, [tool], { clock: skewedClock(SKEW_MS) });
     const agent = timingExecutor(store, [tool]);
     remote.fault({ respondDelayMs, visibleAfterMs: 60_000 });
@@ -73,7 +73,7 @@ describe("issue 20 §4: evidence after a person decided reopens the record (rule
     );
     expect(decided.record).toMatchObject({ status: "FAILED_NO_EFFECT", resolution: "human_confirmed_no_effect" });
     expect(answered, "the worker's answer must arrive after the decision").toBe(false);
-    return { store, ops, remote, agent, input, key, stalled, stalledYet: () => answered };
+    return { store, ops, remote, agent, worker, input, key, stalled, stalledYet: () => answered };
   }
 
   /** The operator's view of the record: it waits in the human queue, and its timeline holds both sides. */
@@ -130,6 +130,35 @@ describe("issue 20 §4: evidence after a person decided reopens the record (rule
     );
     expect(ack.record).toMatchObject({ status: "SUCCEEDED", needsHuman: false });
   }, 30_000);
+
+  for (const retryEnds of ["SUCCEEDED", "FAILED_NO_EFFECT"] as const) {
+    it(`the stalled 201 arrives while the agent's retry is in flight; the retry ends ${retryEnds}: the effect is weighed once the retry settles — reopened for a person, never only logged`, async () => {
+      const { store, ops, remote, agent, worker, input, key, stalled } = await decidedWhileStalled(2500, 12_000);
+      // The retry is slow too: in flight when the stalled worker's answer arrives.
+      remote.fault(
+        retryEnds === "SUCCEEDED" ? { respondDelayMs: 5000 } : { commit: false, answer: 422, respondDelayMs: 5000 },
+      );
+      const retry = agent.call({ ...input, deadline: Deadline.after(15_000) });
+      await stalled;
+      expect((await mustGet(store, key)).status, "the retry must still be in flight").toBe("PENDING");
+      expect(await retry).toMatchObject({ status: retryEnds, attempt: 2 });
+      await worker.outcomesWritten();
+      const record = await expectReopened(
+        store,
+        ops,
+        key,
+        retryEnds === "SUCCEEDED"
+          ? /settled it as done \(attempt 2\).*attempt 1's answer.*two effects may exist/
+          : /settled it as not having happened \(attempt 2\).*attempt 1's answer.*says it happened/,
+      );
+      expect(record.status).toBe("SUCCEEDED");
+      expect(remote.effects).toHaveLength(retryEnds === "SUCCEEDED" ? 2 : 1);
+      // A repeat sends nothing more: the record is SUCCEEDED and waits for a person.
+      const repeat = await agent.call({ ...input, deadline: Deadline.after(5000) });
+      expect(repeat).toMatchObject({ status: "SUCCEEDED", replayed: true });
+      expect(remote.posts).toBe(2);
+    }, 40_000);
+  }
 
   it("no retry yet: the stalled 201 after the person's 'no effect' makes the record SUCCEEDED and reopened; the agent's repeat replays it and sends nothing", async () => {
     const { store, ops, remote, agent, input, key, stalled } = await decidedWhileStalled(3000);
