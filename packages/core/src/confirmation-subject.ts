@@ -21,7 +21,7 @@ export interface ConfirmationSubject {
 }
 
 /** The name standing for the whole arguments when they are not an object (a tool whose schema parses to a scalar). */
-export const WHOLE_ARGS_FIELD = "args";
+const WHOLE_ARGS_FIELD = "args";
 
 /** A JSON-able copy: BigInts (a `z.coerce.bigint()` field) as tagged strings, so canonical JSON takes them. */
 function jsonable(value: unknown, depth = 0): unknown {
