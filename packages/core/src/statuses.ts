@@ -91,6 +91,8 @@ export const REASON_CODES = [
   "RETRY_AFTER",
   "UNKNOWN_TOOL",
   "IDEMPOTENCY_CONFLICT",
+  // a confirmation policy without a token that confirms this run, step, tool and every argument value
+  // shown (error.field `args.<name>` when only argument values differ), refused before sending
   "CONFIRMATION_REQUIRED",
   "IRREVERSIBLE_BEFORE_FALLIBLE",
   // a new step of a run that was aborted: refused before anything was written or sent (rule 13)
