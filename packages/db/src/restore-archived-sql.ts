@@ -12,7 +12,9 @@ const prefixed = (alias: string) => ARCHIVED_COLUMNS.replace(/(\w+)/g, `${alias}
 /**
  * Moves the tenant's archived record with this key, and its timeline, back to the live tables in one
  * statement (so a record is in exactly one table at any snapshot, as the archiver keeps it) — unless
- * the live table already holds its key or its (run, step, tool). Rows: the restored record
+ * the live table already holds its key or its (run, step, tool). Its `updated_at` becomes the
+ * database's now (the move is a write of the row), so the archiver, which takes only records
+ * untouched since its cut, does not take it back before the executor acts on it. Rows: the restored record
  * ({@link RECORD_COLUMNS}); none when nothing was moved (another claim restored it first: read the
  * live table).
  */
@@ -25,7 +27,7 @@ export function restoreArchivedSql(tenant: string, key: string): Statement {
       AND (r.key = $2 OR (r.run_id = a.run_id AND r.step_id = a.step_id AND r.tool = a.tool)))
   RETURNING ${prefixed("a")}
 ), back AS (
-  INSERT INTO intent_records (${ARCHIVED_COLUMNS}) SELECT ${ARCHIVED_COLUMNS} FROM rec
+  INSERT INTO intent_records (${ARCHIVED_COLUMNS}) SELECT ${ARCHIVED_COLUMNS.replace(/\bupdated_at\b/, "now()")} FROM rec
   RETURNING ${RECORD_COLUMNS}
 ), ev AS (
   DELETE FROM intent_events_archive e WHERE e.tenant = $1 AND e.key = ANY (ARRAY(SELECT key FROM rec))

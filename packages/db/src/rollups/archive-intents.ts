@@ -27,7 +27,8 @@ export const ARCHIVED_COLUMNS = `tenant, key, run_id, step_id, tool, args, ident
 
 /**
  * Retention's background step: moves settled records (SUCCEEDED or FAILED_NO_EFFECT, not waiting for a
- * person) created before `olderThanEpochMs`, oldest first, with their events, out of the hot tables
+ * person) created and last written before `olderThanEpochMs` (a record a claim just moved back from the
+ * archive, restore-archived-sql.ts, is written now: it stays until the next cut passes it), oldest first, with their events, out of the hot tables
  * into the archive tables — one statement per tenant, so a record is in exactly one table at any
  * snapshot. Rows other transactions hold are skipped (`SKIP LOCKED`): replicas may run it concurrently.
  * Live records (PENDING, UNKNOWN, the human queue) stay however old. The deletes go by primary key
@@ -49,6 +50,7 @@ export async function archiveIntents(prisma: PrismaClient, options: ArchiveOptio
       WITH victims AS (
         SELECT tenant, key FROM intent_records
         WHERE tenant = ${tenant} AND created_at < ${new Date(options.olderThanEpochMs)}::timestamptz
+          AND updated_at < ${new Date(options.olderThanEpochMs)}::timestamptz
           AND status IN ('SUCCEEDED', 'FAILED_NO_EFFECT') AND NOT needs_human
         ORDER BY created_at, key LIMIT ${batch}::int
         FOR UPDATE SKIP LOCKED

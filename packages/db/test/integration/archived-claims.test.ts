@@ -68,6 +68,21 @@ function archivedScenarios(setup: () => Promise<{ store: PrismaIntentStore; remo
     expect(place.live + place.archived).toBe(1);
   });
 
+  it("a record a repeat moved back is not archived again under the executor: it waits for the next cut", async () => {
+    const first = await call(executor, REFUND);
+    // Thirty days old: well past a one-day cut.
+    await store.pool.query(
+      "UPDATE intent_records SET created_at = created_at - interval '30 days', updated_at = updated_at - interval '30 days'",
+    );
+    const cut = { olderThanEpochMs: Date.now() - 86_400_000 };
+    expect((await archiveIntents(store.prisma, cut)).moved).toBe(1);
+    const repeat = await call(executor, REFUND);
+    expect(repeat).toMatchObject({ status: "SUCCEEDED", replayed: true, idempotency_key: first.idempotency_key });
+    expect((await archiveIntents(store.prisma, cut)).moved).toBe(0);
+    expect(await placeOf(store)).toEqual({ live: 1, archived: 0 });
+    expect(remote.effects).toHaveLength(1);
+  });
+
   it("an archived FAILED_NO_EFFECT refund: the repeat is the record's next attempt under its key (rule 3), one effect", async () => {
     remote.fault({ commit: false, answer: 400 });
     const first = await call(executor, REFUND);
