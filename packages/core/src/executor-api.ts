@@ -153,6 +153,13 @@ export interface Executor {
    * it first. Never rejects.
    */
   outcomesWritten(): Promise<void>;
+  /**
+   * Resolves when every late answer this executor holds in the background — one that met another
+   * attempt of its record in flight and waits for that attempt's outcome before it is weighed
+   * against it (rule 16; at most the attempt's lease + 10 s) — has been weighed, or given up (its
+   * `late_answer` event stays on the timeline). For tests; API reads need not wait for it. Never rejects.
+   */
+  lateEvidenceWeighed(): Promise<void>;
   /** The catalog by name. */
   readonly tools: ReadonlyMap<string, AnyTool>;
   /** The store this executor writes to. */

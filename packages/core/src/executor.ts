@@ -78,14 +78,14 @@ export function createExecutor(options: ExecutorOptions): Executor {
   if (!(rt.reserveMs >= 0)) throw new TypeError("createExecutor: reserveMs must be ≥ 0 ms");
   // Entry points that read records first let this executor's background outcome writes land, so they
   // act on what callers were told (a step answered SUCCEEDED is not taken for one still in flight).
-  // An outcome write may start an undo (rule 13) as it lands, and a late answer may wait for another
-  // attempt to settle before it is weighed (rule 16): wait until none is left.
-  const outcomesWritten = async () => {
-    const pending = [rt.pendingOutcomes, rt.pendingUndos, rt.pendingLateEvidence];
+  // An outcome write may start an undo (rule 13) as it lands: wait until neither is left. Late answers
+  // waiting for another attempt (rule 16) are not awaited here: they may wait up to a lease.
+  const landed = (pending: Map<string, Promise<unknown>>[]) => async () => {
     while (pending.some((m) => m.size > 0)) {
       await Promise.all(pending.flatMap((m) => [...m.values()]));
     }
   };
+  const outcomesWritten = landed([rt.pendingOutcomes, rt.pendingUndos]);
   const saga: SagaApi = {
     call: (input) => call(rt, input),
     reconcileKey: (key, deadline) => reconcileKey(rt, key, deadline, "abort"),
@@ -123,6 +123,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     keyFor: (input) => keyFor(rt, input),
     confirmationFor: (input) => confirmationFor(rt, input),
     outcomesWritten,
+    lateEvidenceWeighed: landed([rt.pendingLateEvidence]),
     tools,
     store: rt.store,
     tenant: rt.tenant,

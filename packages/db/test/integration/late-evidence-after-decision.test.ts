@@ -142,7 +142,7 @@ describe("issue 20 §4: evidence after a person decided reopens the record (rule
       await stalled;
       expect((await mustGet(store, key)).status, "the retry must still be in flight").toBe("PENDING");
       expect(await retry).toMatchObject({ status: retryEnds, attempt: 2 });
-      await worker.outcomesWritten();
+      await worker.lateEvidenceWeighed();
       const record = await expectReopened(
         store,
         ops,
