@@ -41,7 +41,11 @@ export interface LateEvidence {
  * - nothing contradicts a PENDING record: it belongs to a call in flight, whose own answer decides
  *   it (a late answer waits for that outcome, see `late-answer.ts`).
  */
-export function contradicts(current: IntentRecord, tool: AnyTool | undefined, evidence: LateEvidence): boolean {
+export function contradicts(
+  current: Pick<IntentRecord, "status" | "attempt" | "resolution" | "key" | "sentKey">,
+  tool: Pick<AnyTool, "kind"> | undefined,
+  evidence: LateEvidence,
+): boolean {
   const oneEffect = () =>
     evidence.wireKey === wireKey(current) && tool !== undefined && toolKindPolicy(tool.kind).remoteDedupesKey;
   switch (current.status) {
