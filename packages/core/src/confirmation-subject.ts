@@ -56,7 +56,8 @@ export function canonicalArguments(tool: Pick<AnyTool, "identity">, parsedArgs: 
   if (typeof parsedArgs !== "object" || parsedArgs === null || Array.isArray(parsedArgs)) {
     return { [WHOLE_ARGS_FIELD]: canonicalJson(parsedArgs) };
   }
-  const out: Record<string, string> = {};
+  // No prototype: an argument named `__proto__` (a tool without a schema) is bound like any other.
+  const out: Record<string, string> = Object.create(null);
   for (const [name, value] of Object.entries(parsedArgs)) {
     if (value === undefined) continue;
     const canonicalise = Object.hasOwn(tool.identity, name) ? tool.identity[name] : undefined;

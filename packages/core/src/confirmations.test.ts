@@ -181,4 +181,7 @@ it("canonicalArguments: identity fields by their canonicaliser, the rest as RFC 
     big: '{"$bigint":"12"}',
   });
   expect(canonicalArguments(tool, "scalar")).toEqual({ args: '"scalar"' });
+  // A tool without a schema: an own `__proto__` argument is bound too.
+  const bare = JSON.parse('{"__proto__": {"to": "x"}, "a": 1}');
+  expect(Object.keys(canonicalArguments({ identity: {} }, bare)).sort()).toEqual(["__proto__", "a"]);
 });
