@@ -108,7 +108,7 @@ export async function undoAbortedSteps(
 ): Promise<StepReport[]> {
   const now = rt.store.clockEpochMs ? await rt.store.clockEpochMs() : rt.clock.nowEpochMs();
   const due = await rt.store.listUndoDue({
-    settledBeforeEpochMs: now - (options.graceMs ?? UNDO_BUDGET_MS),
+    settledByEpochMs: now - (options.graceMs ?? UNDO_BUDGET_MS),
     limit: options.limit ?? 50,
   });
   const reports: StepReport[] = [];

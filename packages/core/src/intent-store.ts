@@ -358,10 +358,10 @@ export interface IntentStore {
   /**
    * Records of aborted runs whose undo has not run: SUCCEEDED, not in the human queue, not a
    * compensation step, with a registered compensation (or correction) that has not been called,
-   * last changed before `settledBeforeEpochMs` (epoch ms, the store's clock), oldest abort first, at
+   * last changed at or before `settledByEpochMs` (epoch ms, the store's clock), oldest abort first, at
    * most `limit`. What the sweeper compensates when the process that settled them died first.
    */
-  listUndoDue(options: { settledBeforeEpochMs: number; limit: number }): Promise<IntentRecord[]>;
+  listUndoDue(options: { settledByEpochMs: number; limit: number }): Promise<IntentRecord[]>;
   /**
    * The store's clock, epoch ms: the one that judges leases, staleness and settle windows (rule 9;
    * PostgreSQL's `now()`). Optional: without it the executor's clock is used (in-memory tests).

@@ -267,14 +267,14 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
   }
 
   /** @inheritdoc */
-  async listUndoDue(options: { settledBeforeEpochMs: number; limit: number }): Promise<IntentRecord[]> {
+  async listUndoDue(options: { settledByEpochMs: number; limit: number }): Promise<IntentRecord[]> {
     const aborts = [...this.#aborts.values()].sort((a, b) => a.abortedAtEpochMs - b.abortedAtEpochMs);
     const due: IntentRecord[] = [];
     for (const abort of aborts) {
       for (const r of this.#records.values()) {
         if (r.runId !== abort.runId || r.status !== "SUCCEEDED" || r.needsHuman || isCompensationStep(r.stepId))
           continue;
-        if (!r.compensation || "key" in r.compensation || r.updatedAtEpochMs >= options.settledBeforeEpochMs) continue;
+        if (!r.compensation || "key" in r.compensation || r.updatedAtEpochMs > options.settledByEpochMs) continue;
         due.push(structuredClone(r));
       }
     }

@@ -246,8 +246,8 @@ export class PrismaIntentStore implements IntentStore {
   }
 
   /** @inheritdoc */
-  async listUndoDue(options: { settledBeforeEpochMs: number; limit: number }): Promise<IntentRecord[]> {
-    const rows = await this.#query(listUndoDueSql(this.tenant, options.settledBeforeEpochMs, options.limit));
+  async listUndoDue(options: { settledByEpochMs: number; limit: number }): Promise<IntentRecord[]> {
+    const rows = await this.#query(listUndoDueSql(this.tenant, options.settledByEpochMs, options.limit));
     return rows.map(toIntentRecord);
   }
 

@@ -53,10 +53,10 @@ export function getRunAbortSql(tenant: string, runId: string): Statement {
 /**
  * The records of the tenant's aborted runs that settled SUCCEEDED, wait for no person, are not
  * compensation steps, and have a registered compensation (or correction) not yet called, last changed
- * before the given time; oldest abort first. Starts from `run_aborts` (small) and reaches the records
+ * at or before the given time; oldest abort first. Starts from `run_aborts` (small) and reaches the records
  * through the (tenant, run_id, step_id, tool) unique index.
  */
-export function listUndoDueSql(tenant: string, settledBeforeEpochMs: number, limit: number): Statement {
+export function listUndoDueSql(tenant: string, settledByEpochMs: number, limit: number): Statement {
   return {
     name: "tristate_list_undo_due_v1",
     text: `SELECT ${RECORD_COLUMNS} FROM (
@@ -64,11 +64,11 @@ export function listUndoDueSql(tenant: string, settledBeforeEpochMs: number, lim
   FROM run_aborts a JOIN intent_records r ON r.tenant = a.tenant AND r.run_id = a.run_id
   WHERE a.tenant = $1 AND r.status = 'SUCCEEDED' AND NOT r.needs_human
     AND r.step_id NOT LIKE 'compensate:%' AND r.step_id NOT LIKE 'correct:%'
-    AND r.compensation IS NOT NULL AND NOT (r.compensation ? 'key') AND r.updated_at < $2
+    AND r.compensation IS NOT NULL AND NOT (r.compensation ? 'key') AND r.updated_at <= $2
 ) AS due
 ORDER BY run_aborted_at, created_at, key
 LIMIT $3`,
-    values: [tenant, timeParam(settledBeforeEpochMs, "settledBeforeEpochMs"), limit],
+    values: [tenant, timeParam(settledByEpochMs, "settledByEpochMs"), limit],
   };
 }
 

@@ -94,9 +94,9 @@ export function describeRunAbortContract(stores: () => IntentStore): void {
     );
     await store.update(queued.key, 2, { needsHuman: true }, [], NOW);
     await store.markRunAborted(runId, AGENT);
-    const due = await store.listUndoDue({ settledBeforeEpochMs: NOW + 1, limit: 10 });
+    const due = await store.listUndoDue({ settledByEpochMs: NOW, limit: 10 });
     expect(due.map((r) => r.key)).toStrictEqual([done.key]);
     expect(pending.status).toBe("PENDING");
-    expect(await store.listUndoDue({ settledBeforeEpochMs: NOW, limit: 10 })).toStrictEqual([]);
+    expect(await store.listUndoDue({ settledByEpochMs: NOW - 1, limit: 10 })).toStrictEqual([]);
   });
 }
