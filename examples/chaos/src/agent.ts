@@ -40,7 +40,10 @@ export interface AgentResult {
 export interface AgentHooks {
   /** Awaited before every call (each attempt and each question about an UNKNOWN step), with the action's index. */
   beforeCall?(index: number): Promise<void>;
-  /** Told the index of the action whose call is in flight, and null once it was answered. */
+  /**
+   * Told the index of the action whose call is in flight, and null once one was answered (a call no
+   * replica answered may still run at the executor: it stays in flight until an answer comes).
+   */
   onFlight?(index: number | null): void;
 }
 
@@ -135,13 +138,14 @@ export async function runAgent(
         },
         policy.turnMs + 5000,
       );
-      hooks.onFlight?.(null);
       if ("retryInMs" in answer) {
+        // Unanswered: the call may still run at the executor, so it stays "in flight".
         result.unanswered++;
         replica++;
         await sleep(answer.retryInMs);
         continue;
       }
+      hooks.onFlight?.(null);
       if ("status" in answer) {
         result.stopped = "api_error";
         result.told[index] = { status: "UNKNOWN", code: `API_${answer.status}` };

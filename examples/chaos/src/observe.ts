@@ -31,8 +31,11 @@ async function unsettled(db: pg.Pool, prefix: string): Promise<number> {
  */
 async function undoPending(db: pg.Pool, abortedRunIds: readonly string[], tools: readonly string[]): Promise<number> {
   if (!abortedRunIds.length || !tools.length) return 0;
+  // Only runs whose abort the executor recorded (an abort no replica answered may never have been).
+  const { rows: table } = await db.query<{ t: string | null }>("SELECT to_regclass('run_aborts')::text AS t");
+  const recorded = table[0]?.t ? "AND EXISTS (SELECT 1 FROM run_aborts a WHERE a.run_id = o.run_id)" : "";
   const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM intent_records o WHERE o.run_id = ANY($1) AND o.tool = ANY($2)
+    `SELECT count(*)::int AS n FROM intent_records o WHERE o.run_id = ANY($1) AND o.tool = ANY($2) ${recorded}
         AND o.status = 'SUCCEEDED' AND NOT o.needs_human AND o.step_id NOT LIKE '%:%'
         AND NOT EXISTS (SELECT 1 FROM intent_records c WHERE c.run_id = o.run_id
           AND right(c.step_id, length(o.key) + 1) = ':' || o.key AND (c.status = 'SUCCEEDED' OR c.needs_human))`,
