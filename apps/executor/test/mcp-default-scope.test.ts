@@ -190,6 +190,15 @@ describe("MCP default scope at a window edge (the gateway on PostgreSQL, its clo
     expect(effectsOf(order)).toBe(2);
   });
 
+  it("TRISTATE_MCP_DEFAULT_SCOPE_MS: 24 h by default (also when empty); refuses what is not 1 min–30 days", () => {
+    expect(readEnv({}).TRISTATE_MCP_DEFAULT_SCOPE_MS).toBe(86_400_000);
+    expect(readEnv({ TRISTATE_MCP_DEFAULT_SCOPE_MS: "" }).TRISTATE_MCP_DEFAULT_SCOPE_MS).toBe(86_400_000);
+    expect(readEnv({ TRISTATE_MCP_DEFAULT_SCOPE_MS: "3600000" }).TRISTATE_MCP_DEFAULT_SCOPE_MS).toBe(3_600_000);
+    for (const bad of ["59999", "2592000001", "1.5", "a day"]) {
+      expect(() => readEnv({ TRISTATE_MCP_DEFAULT_SCOPE_MS: bad })).toThrow(/TRISTATE_MCP_DEFAULT_SCOPE_MS/);
+    }
+  });
+
   it("scopeRuns: windows twice the setting, the nearest neighbour looked up; a bad window is refused", () => {
     const at = (t: number) => scopeRuns("k", t, windowMs);
     expect(at(edge - 1).current).not.toBe(at(edge).current);
