@@ -27,9 +27,27 @@ let agentKeyId: string;
 const running: RunningService[] = [];
 const clients: Client[] = [];
 
+/** `held_refund`: the refund, held before it sends until the test opens the gate (a call in flight). */
+let gate = { entered: false, open: () => {}, opened: Promise.resolve() };
+const holdNextRefund = () => {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  gate = { entered: false, open, opened };
+};
 const start = async () => {
-  // A refund whose remote may take a while (the in-flight case): 15 s per call.
-  const service = await startService(env, { tools: [refundTool(remote, { timeoutMs: 15_000 })] });
+  const refund = refundTool(remote, { timeoutMs: 15_000 });
+  const held = refundTool(remote, {
+    name: "held_refund",
+    timeoutMs: 60_000,
+    invoke: async (args, ctx) => {
+      gate.entered = true;
+      await gate.opened;
+      return refund.invoke(args, ctx);
+    },
+  });
+  const service = await startService(env, { tools: [refund, held] });
   running.push(service);
   return service;
 };
@@ -124,24 +142,33 @@ describe("MCP default scope: the key and a window, never the session (rule 15)",
     const made = await new ApiKeyStore(service.services.store.prisma).create({ name: "busy agent", role: "agent" });
     const client = await mcpClient(service.url, made.secret);
     clients.push(client);
-    // The remote holds the refund's answer while the key opens its limit of sessions beside the call.
-    remote.fault({ respondDelayMs: 6000 });
-    const slow = refund(client, "R-INFLIGHT", { timeout: 20_000 });
+    // The refund is held (before it sends) while the key opens its limit of sessions beside the call.
+    holdNextRefund();
+    const slow = client.callTool(
+      { name: "held_refund", arguments: { order_id: "R-INFLIGHT", amount: "12.50", currency: "EUR" } },
+      undefined,
+      { timeout: 20_000 },
+    );
     let settled = false;
     const done = () => {
       settled = true;
     };
     void slow.then(done, done);
-    while (effectsOf("R-INFLIGHT") === 0) await new Promise((r) => setTimeout(r, 10));
+    while (!gate.entered) await new Promise((r) => setTimeout(r, 10));
     for (let i = 0; i < MAX_SESSIONS_PER_KEY; i++) {
       expect((await rawInitialize(service.url, `Bearer ${made.secret}`)).status).toBe(200);
     }
     // The call was still in flight when the key's limit was reached (else this test proves nothing).
     expect(settled).toBe(false);
+    gate.open();
     const answered = envelopeOf(await slow);
     expect(answered).toMatchObject({ status: "SUCCEEDED", replayed: false });
     // The session is still the client's, and the repeat in it replays.
-    expect(envelopeOf(await refund(client, "R-INFLIGHT"))).toMatchObject({ status: "SUCCEEDED", replayed: true });
+    const repeat = await client.callTool({
+      name: "held_refund",
+      arguments: { order_id: "R-INFLIGHT", amount: "12.50", currency: "EUR" },
+    });
+    expect(envelopeOf(repeat)).toMatchObject({ status: "SUCCEEDED", replayed: true });
     expect(effectsOf("R-INFLIGHT")).toBe(1);
   });
 });
