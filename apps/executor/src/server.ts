@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerOptions, ty
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { batchCallCount, capResponseSize, writeTrpcError } from "./http-limits.ts";
 import { createMcpHttpHandler } from "./mcp/http.ts";
+import { BodyRefusal, prepareTrpcBody } from "./request-body.ts";
 import { createAuthThrottle } from "./trpc/auth-throttle.ts";
 import { createContext, type Services } from "./trpc/context.ts";
 import { appRouter } from "./trpc/router.ts";
@@ -108,7 +109,19 @@ export function createHttpServer(
     });
     inFlight++;
     res.on("close", () => inFlight--);
-    trpc(req, res);
+    if (req.method !== "POST") return trpc(req, res);
+    // The body read exactly: invalid UTF-8 refused, numbers JSON would round kept as text (request-body.ts).
+    prepareTrpcBody(req, env.TRISTATE_MAX_BODY_BYTES).then(
+      () => trpc(req, res),
+      (error: unknown) => {
+        if (error instanceof BodyRefusal) {
+          const code = error.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST";
+          return writeTrpcError(res, error.status, code, error.message, { field: "body" });
+        }
+        services.logger.error({ err: error, path }, "reading the request body failed");
+        res.destroy();
+      },
+    );
   });
   server.maxConnections = env.TRISTATE_MAX_CONNECTIONS;
   const perAddress = new Map<string, number>();

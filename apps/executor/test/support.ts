@@ -30,7 +30,7 @@ export interface TestStack {
 
 /** Starts a stack. `env` overrides the service's variables; `tools` the catalog (default: the refund tool). */
 export async function startStack(
-  options: { env?: Record<string, string>; tools?: (remote: FakeRemote) => AnyTool[] } = {},
+  options: { env?: Record<string, string>; tools?: (remote: FakeRemote) => AnyTool[] | Promise<AnyTool[]> } = {},
 ): Promise<TestStack> {
   const db = await createTestDatabase();
   const remote = await startFakeRemote();
@@ -41,7 +41,9 @@ export async function startStack(
     TRISTATE_SWEEP_INTERVAL_MS: "0",
     ...options.env,
   });
-  const service = await startService(env, { tools: options.tools ? options.tools(remote) : [refundTool(remote)] });
+  const service = await startService(env, {
+    tools: options.tools ? await options.tools(remote) : [refundTool(remote)],
+  });
   const store = new ApiKeyStore(service.services.store.prisma);
   const keys = {} as Record<ApiKeyRole, string>;
   for (const role of ["agent", "viewer", "operator", "admin"] as const) {

@@ -68,3 +68,14 @@ describe("canon.decimal", () => {
     expect(() => canon.decimal(1.5)).toThrow(RangeError);
   });
 });
+
+describe("canonicalisers normalise Unicode to NFC before anything else", () => {
+  it("composed and decomposed spellings give one canonical string for every canonicaliser", () => {
+    const composed = "caf\u00e9-2";
+    const decomposed = "cafe\u0301-2";
+    for (const c of [canon.upper, canon.lower, canon.trim, canon.exact]) {
+      expect(c(decomposed, "order_id")).toBe(c(composed, "order_id"));
+    }
+    expect(canon.upper(` ${decomposed} `, "order_id")).toBe("CAF\u00c9-2");
+  });
+});

@@ -28,8 +28,12 @@ export const isCanonicalisationError = (e: unknown): e is CanonicalisationError 
  */
 export type Canonicaliser = (value: unknown, field: string) => string;
 
+/**
+ * The string form of an identity value, Unicode-normalised to NFC first: a composed `CAFÉ-2`
+ * (U+00C9) and a decomposed one (`E` + U+0301) are one identity, one key, one effect (issue 21 §4).
+ */
 function text(value: unknown, field: string): string {
-  if (typeof value === "string") return value;
+  if (typeof value === "string") return value.normalize("NFC");
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
   if (typeof value === "bigint") return value.toString();
   throw new CanonicalisationError(field, "must be a string");
@@ -40,15 +44,18 @@ const DECIMAL_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 /**
  * Canonicalisers for identity fields (source design: `str.upper` for an order id, a 2-place
  * decimal for an amount). Each returns a string so the key never depends on a JSON number's form.
+ * Every one normalises a string to Unicode NFC before anything else (trimming, case, parsing), so
+ * canonically equivalent spellings (composed `É`, decomposed `E` + U+0301) give one key; what a
+ * custom canonicaliser returns is NFC-normalised too (`canonicalIdentity`).
  */
 export const canon = {
-  /** Unicode upper case of the string form, trimmed (order ids, currency codes). */
+  /** Unicode upper case of the NFC string form, trimmed (order ids, currency codes). */
   upper: ((value, field) => text(value, field).trim().toUpperCase()) as Canonicaliser,
-  /** Lower case of the string form, trimmed (e-mail addresses). */
+  /** Lower case of the NFC string form, trimmed (e-mail addresses). */
   lower: ((value, field) => text(value, field).trim().toLowerCase()) as Canonicaliser,
-  /** The string form without surrounding white space. */
+  /** The NFC string form without surrounding white space. */
   trim: ((value, field) => text(value, field).trim()) as Canonicaliser,
-  /** The string form exactly as given (numbers as JavaScript prints them). */
+  /** The NFC string form, otherwise as given (numbers as JavaScript prints them). */
   exact: ((value, field) => text(value, field)) as Canonicaliser,
   /**
    * A decimal rounded half-even to `places` decimal places, as a plain string (`49.9`, `"49.90"`,
@@ -69,7 +76,7 @@ export const canon = {
         if (!Number.isFinite(value)) throw new CanonicalisationError(field, "must be a finite decimal number");
         raw = String(value);
       } else if (typeof value === "string") {
-        raw = value.trim();
+        raw = value.normalize("NFC").trim();
       } else if (typeof value === "bigint") {
         raw = value.toString();
       } else {

@@ -60,7 +60,8 @@ export function readPath(source: unknown, path: string): unknown {
 }
 
 /**
- * Picks and canonicalises the declared identity fields from the arguments.
+ * Picks and canonicalises the declared identity fields from the arguments. Each canonical string is
+ * Unicode-normalised to NFC (the built-in canonicalisers already start with it; a custom one may not).
  * @returns `{ field: canonical string }` for each declared field (dot paths kept as names).
  * @throws CanonicalisationError naming a field that is missing or cannot be canonicalised.
  */
@@ -69,7 +70,7 @@ export function canonicalIdentity(args: unknown, spec: Record<string, Canonicali
   for (const [field, canonicalise] of Object.entries(spec)) {
     const value = readPath(args, field);
     if (value === undefined || value === null) throw new CanonicalisationError(field, "is required (identity field)");
-    out[field] = canonicalise(value, field);
+    out[field] = canonicalise(value, field).normalize("NFC");
   }
   return out;
 }

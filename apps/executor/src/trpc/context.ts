@@ -12,6 +12,7 @@ import {
 import { TRPCError } from "@trpc/server";
 import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
+import { type CallInexactNumber, inexactNumbersOf } from "../request-body.ts";
 import type { Tenants } from "../tenants.ts";
 import type { AuthThrottle } from "./auth-throttle.ts";
 
@@ -52,6 +53,11 @@ export interface Context {
   traceContext: OtelContext;
   /** Sets a header of the answer (e.g. `Retry-After` on a 503). */
   setHeader(name: string, value: string): void;
+  /**
+   * Numbers of the request's body that JSON parsing would not keep exactly, handed on as their exact
+   * text (request-body.ts); the `exactNumbers` middleware refuses them or leaves them to `calls.execute`.
+   */
+  inexactNumbers?: readonly CallInexactNumber[];
 }
 
 /**
@@ -67,7 +73,9 @@ export async function createContext(
   throttle: AuthThrottle,
 ): Promise<Context> {
   try {
-    return await buildContext(services, req, res, throttle);
+    const inexactNumbers = inexactNumbersOf(req);
+    const ctx = await buildContext(services, req, res, throttle);
+    return inexactNumbers.length > 0 ? { ...ctx, inexactNumbers } : ctx;
   } catch (error) {
     // Checking the key needs the database: its transient failures are 503 like the procedures' own.
     if (!isTransientDatabaseError(error)) throw error;

@@ -3,6 +3,7 @@ import { findBadText, invalidArgs } from "@tristate/core";
 import { type ApiKeyRole, isTransientDatabaseError } from "@tristate/db";
 import { initTRPC } from "@trpc/server";
 import { AppError, appErrorOf, isAppError, toTRPCError } from "../app-error.ts";
+import { type CallInexactNumber, inexactNumberRule } from "../request-body.ts";
 import type { Context } from "./context.ts";
 
 /**
@@ -92,6 +93,24 @@ const wellFormedText = t.middleware(async ({ getRawInput, next }) => {
   return next();
 });
 
+/**
+ * Numbers of this call's input that JSON parsing would not keep exactly (request-body.ts hands them
+ * on as their exact text): refused with BAD_INPUT naming the field, except in a tool call's
+ * arguments, where `calls.execute` accepts one for a field declared to take it losslessly (a string).
+ * The context keeps only this call's numbers in its arguments, paths relative to `args`.
+ */
+const exactNumbers = t.middleware(async ({ ctx, batchIndex, path, next }) => {
+  const mine = (ctx.inexactNumbers ?? []).filter((n) => n.call === batchIndex);
+  if (mine.length === 0) return ctx.inexactNumbers ? next({ ctx: { ...ctx, inexactNumbers: [] } }) : next();
+  const inArgs = (n: CallInexactNumber) => path === "calls.execute" && n.path[0] === "args" && n.path.length > 1;
+  const outside = mine.find((n) => !inArgs(n));
+  if (outside) {
+    const field = outside.path.length ? outside.path.join(".") : "input";
+    throw toTRPCError(new AppError("BAD_INPUT", `${field} ${inexactNumberRule(outside.text)}`, { field }));
+  }
+  return next({ ctx: { ...ctx, inexactNumbers: mine.map((n) => ({ ...n, path: n.path.slice(1) })) } });
+});
+
 /** Longest a read waits for this replica's outcome writes in flight, ms; then it reads what the log holds. */
 export const OUTCOMES_VISIBLE_WAIT_MS = 2_000;
 
@@ -112,7 +131,7 @@ export const outcomesVisible = t.middleware(async ({ ctx, next }) => {
 });
 
 /** No key needed (health of the API itself). */
-export const publicProcedure = base.use(wellFormedText);
+export const publicProcedure = base.use(wellFormedText).use(exactNumbers);
 
 function withRoles(roles: readonly ApiKeyRole[]) {
   return base
@@ -134,7 +153,8 @@ function withRoles(roles: readonly ApiKeyRole[]) {
       }
       return next({ ctx: { ...ctx, auth: ctx.auth } });
     })
-    .use(wellFormedText);
+    .use(wellFormedText)
+    .use(exactNumbers);
 }
 
 /** Agents calling tools (admins too). */

@@ -5,6 +5,7 @@ import { agentProcedure } from "../../trpc/init.ts";
 import { identityStep } from "../identity-step.ts";
 import { agentStepIdSchema, idSchema } from "../ids.ts";
 import { actingTenant, tenantInput } from "../tenancy.ts";
+import { refuseInexactArgs } from "./exact-args.ts";
 
 /** Deadlines further ahead than this are refused as absurd rather than capped, ms (24 h). */
 export const ABSURD_DEADLINE_MS = 24 * 3600_000;
@@ -86,6 +87,7 @@ export const callsExecuteProcedure = agentProcedure
     });
     const tenant = await actingTenant(ctx, input.tenant);
     const executor = services.tenants.executor(tenant);
+    refuseInexactArgs(executor.tools.get(input.tool), input.args, ctx.inexactNumbers ?? []);
     const stepId = input.stepId ?? identityStep("auto", input.tool, executor.tools.get(input.tool), input.args);
     const envelope = await executor.call({
       runId: input.runId,
