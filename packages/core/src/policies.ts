@@ -21,8 +21,9 @@ export interface PolicyInput {
  *   argument value shown is required (confirmation-policy.ts);
  * - irreversible calls last: an irreversible step is refused while a later step of the run's
  *   declared plan is fallible (has a side effect) and not yet done.
- * A call whose record already exists is not refused (its repeat replays or reconciles), except by the
- * confirmation policy when that record is FAILED_NO_EFFECT: the new attempt sends this call's arguments.
+ * A call whose record already exists is not refused (its repeat replays or reconciles), except when
+ * that record is FAILED_NO_EFFECT: the new attempt is a new send of this call's arguments, checked by
+ * both policies like a first call.
  * @returns a FAILED_NO_EFFECT envelope when refused, else null.
  */
 export async function checkPolicies(rt: Runtime, tool: AnyTool, input: PolicyInput): Promise<Envelope | null> {
@@ -31,8 +32,9 @@ export async function checkPolicies(rt: Runtime, tool: AnyTool, input: PolicyInp
   if (!refusal) return null;
   const prior = await rt.store.get(input.key);
   if (!prior) return refusal;
-  // A new attempt after FAILED_NO_EFFECT sends this call's arguments (rule 3): it needs its own confirmation.
-  return confirmation && prior.status === "FAILED_NO_EFFECT" ? confirmation : null;
+  // A new attempt after FAILED_NO_EFFECT is a new send of this call's arguments (rule 3): it needs its
+  // own confirmation, and an irreversible one still waits for the plan's later fallible steps.
+  return prior.status === "FAILED_NO_EFFECT" ? refusal : null;
 }
 
 async function planRefusal(rt: Runtime, tool: AnyTool, input: PolicyInput): Promise<Envelope | null> {

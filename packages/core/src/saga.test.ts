@@ -1,7 +1,9 @@
 import { startTripServices, type TripServices, type TripToolOverrides, tripTools } from "@tristate/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { canon } from "./canon.ts";
 import { isCompensationStep, registeredCompensation } from "./compensation.ts";
 import { Deadline } from "./deadline.ts";
+import { NotSentError } from "./errors.ts";
 import { createExecutor, type Executor, type ExecutorOptions } from "./executor.ts";
 import { MemoryIntentStore } from "./memory-intent-store.ts";
 import { defineTool } from "./tool.ts";
@@ -135,6 +137,36 @@ describe("saga.ts and policies.ts on MemoryIntentStore", () => {
     expect((await store.get(key))!.status).toBe("PENDING");
     await expect(ex.abortRun("", turn())).rejects.toThrow(TypeError);
     await expect(ex.abortRun("run-1", 5_000 as never)).rejects.toThrow(TypeError);
+  });
+
+  it("plan policy: a new attempt of an irreversible step after FAILED_NO_EFFECT is a new send, checked against the plan like a first call (nothing sent)", async () => {
+    let sends = 0;
+    const notify = defineTool({
+      name: "notify_once",
+      kind: "unsafe",
+      irreversible: true,
+      identity: { to: canon.lower },
+      timeoutMs: 500,
+      invoke: async () => {
+        sends++;
+        throw new NotSentError("connection refused");
+      },
+    });
+    const ex = createExecutor({ store, tools: [...tripTools(services), notify], reserveMs: 100, minCallBudgetMs: 100 });
+    expect(await call(ex, "notify", "notify_once", { to: "a@example.com" }, "run-retry")).toMatchObject({
+      status: "FAILED_NO_EFFECT",
+    });
+    expect(sends).toBe(1);
+    // The plan now puts a fallible step after it: the retry must wait, like a first call would.
+    await ex.declarePlan("run-retry", [
+      { stepId: "notify", tool: "notify_once" },
+      { stepId: "hotel", tool: "book_hotel" },
+    ]);
+    expect(await call(ex, "notify", "notify_once", { to: "a@example.com" }, "run-retry")).toMatchObject({
+      status: "FAILED_NO_EFFECT",
+      error: { code: "IRREVERSIBLE_BEFORE_FALLIBLE" },
+    });
+    expect(sends).toBe(1);
   });
 
   it("plan policy: irreversible steps wait for later fallible ones; read-only later steps and unplanned steps do not block", async () => {
