@@ -33,7 +33,7 @@ export interface SweepReport {
   left: string[];
   /**
    * Effects of aborted runs this pass undid (rule 13): they settled after the abort, and the process
-   * that settled them did not undo them (it died first, or its undo failed).
+   * that settled them did not undo them (it died first, or its undo failed). Absent when none.
    */
   undone?: StepReport[];
 }
@@ -103,7 +103,7 @@ export async function sweepStale(options: SweepOptions): Promise<SweepReport> {
       error: `undo of aborted runs' effects: ${error instanceof Error ? error.message : String(error)}`,
     });
   }
-  return { taken: taken.length, results, left, undone };
+  return { taken: taken.length, results, left, ...(undone.length ? { undone } : {}) };
 }
 
 /**

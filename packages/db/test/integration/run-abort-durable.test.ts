@@ -317,7 +317,7 @@ describe("rule 13: an abort is a durable state of the run (real PostgreSQL, fake
     expect(await survivor.undoAbortedSteps({ graceMs: 0 })).toEqual([]);
     // The sweeper loop runs the same pass after its reconciliations (default grace: left to its process).
     const pass = await sweepStale({ store: survivor.store, executor: survivor, budgetMs: 5_000 });
-    expect(pass.undone).toEqual([]);
+    expect(pass.undone ?? []).toEqual([]);
     expectEveryBookingCancelledOnce(1);
     expect(await operatorView()).toMatchObject({ complete: true });
   });

@@ -152,6 +152,7 @@ describe("listRuns (real PostgreSQL)", () => {
       unresolvedUnknownCount: 0,
       unknownCount: 0,
       needsHumanCount: 0,
+      abortedAtEpochMs: null,
     });
     expect(byId(items, "run-open")?.status).toBe("open");
     // Three ever UNKNOWN, of which two are still unresolved (one settled by a late answer).
@@ -252,6 +253,7 @@ describe("listRuns (real PostgreSQL)", () => {
       unresolvedUnknownCount: 0,
       unknownCount: 0,
       needsHumanCount: 0,
+      abortedAtEpochMs: null,
     });
     // Not in another tenant, not before its declaration, not under a tool filter (it has no record).
     expect(byId(await readAll({}, "acme"), "run-plan-only", "default")).toBeUndefined();
