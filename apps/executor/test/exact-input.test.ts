@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalog } from "../src/catalog/load.ts";
-import { startStack, type TestStack } from "./support.ts";
+import { type Json, startStack, type TestStack } from "./support.ts";
 
 /** A declarative refund whose `order_id` the catalog types `number`, and one typing it `string`. */
 const refund = (url: string, name: string, orderType: string) => ({
@@ -45,7 +45,7 @@ async function postRaw(body: Buffer | string) {
     headers: { "content-type": "application/json", authorization: `Bearer ${stack.keys.agent}` },
     body,
   });
-  return { status: res.status, json: await res.json() };
+  return { status: res.status, json: (await res.json()) as Json };
 }
 
 describe("identity canonicalisers normalise Unicode (NFC) first", () => {

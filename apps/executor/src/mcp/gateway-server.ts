@@ -88,8 +88,21 @@ export function mcpToolOf(tool: AnyTool): Tool {
   };
 }
 
-/** `tools/call` with any params: the server layer validates them against `CallToolRequestSchema` (→ -32602). */
-const LOOSE_CALL_TOOL_REQUEST = z.looseObject({ method: z.literal("tools/call"), params: z.unknown() });
+/**
+ * `tools/call` with any params, checked against `CallToolRequestSchema` first: a malformed request
+ * (no `params`, `arguments: "x"`, no `name`) is -32602 invalid params with one line naming the field,
+ * never the SDK's -32603 or its raw validation dump. The check throws a {@link ProtocolError}, which
+ * the SDK answers as it is; the SDK's own check then finds the request well-formed.
+ */
+const LOOSE_CALL_TOOL_REQUEST = z
+  .looseObject({ method: z.literal("tools/call"), params: z.unknown().optional() })
+  .check((ctx) => {
+    const checked = CallToolRequestSchema.safeParse(ctx.value);
+    if (checked.success) return;
+    const issue = checked.error.issues[0];
+    const field = issue?.path.length ? issue.path.join(".") : "params";
+    throw invalidParams(`tools/call: ${field}: ${issue?.message ?? "invalid"}`, { field });
+  });
 
 /**
  * Creates the MCP server of one session (connect it to one transport).

@@ -21,9 +21,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ApiKeyInfo } from "@tristate/db";
+import { BodyRefusal, type InexactNumber, parseExactJson, readUtf8Body } from "../request-body.ts";
 import type { AuthThrottle } from "../trpc/auth-throttle.ts";
 import type { Services } from "../trpc/context.ts";
 import { createGatewayServer } from "./gateway-server.ts";
+import { refuseMcpBody } from "./request-checks.ts";
 
 /** A session unused this long is closed, ms (30 min). */
 export const SESSION_IDLE_MS = 30 * 60_000;
@@ -117,23 +119,44 @@ export function createMcpHttpHandler(services: Services, throttle: AuthThrottle)
     return auth;
   };
 
-  const readBody = async (req: IncomingMessage, res: ServerResponse): Promise<{ body: unknown } | null> => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > env.TRISTATE_MAX_BODY_BYTES) {
-        fail(res, 413, -32600, `request body over ${env.TRISTATE_MAX_BODY_BYTES} bytes (TRISTATE_MAX_BODY_BYTES)`);
-        return null;
-      }
-      chunks.push(chunk);
-    }
+  /**
+   * The body read exactly (request-body.ts: UTF-8 or 400; numbers JSON would round kept as text) and
+   * checked (request-checks.ts: the batch cap, inexact numbers), or null after answering the refusal.
+   */
+  const readBody = async (
+    auth: ApiKeyInfo,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<{ body: unknown } | null> => {
+    let parsed: { value: unknown; inexact: InexactNumber[] };
     try {
-      return { body: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
-    } catch {
-      fail(res, 400, -32700, "parse error: the body is not JSON");
+      parsed = parseExactJson(await readUtf8Body(req, env.TRISTATE_MAX_BODY_BYTES));
+    } catch (error) {
+      if (error instanceof BodyRefusal) {
+        fail(res, error.status, error.status === 413 ? -32600 : -32700, `parse error: ${error.message}`);
+      } else fail(res, 400, -32700, "parse error: the body is not JSON");
       return null;
     }
+    const tools = services.tenants.executor(auth.tenant).tools;
+    const refusal = refuseMcpBody(
+      parsed.value,
+      parsed.inexact,
+      (name) => tools.get(name),
+      env.TRISTATE_MAX_BATCH_CALLS,
+    );
+    if (refusal) {
+      res
+        .writeHead(refusal.status, { "content-type": "application/json" })
+        .end(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            error: { code: refusal.code, message: refusal.message, ...(refusal.data ? { data: refusal.data } : {}) },
+            id: null,
+          }),
+        );
+      return null;
+    }
+    return { body: parsed.value };
   };
 
   const open = async (auth: ApiKeyInfo, req: IncomingMessage, res: ServerResponse, body: unknown) => {
@@ -208,13 +231,13 @@ export function createMcpHttpHandler(services: Services, throttle: AuthThrottle)
       if (!session || session.keyId !== auth.id) return fail(res, 404, -32000, "session not found");
       session.lastUsedEpochMs = Date.now();
       if (req.method === "DELETE") return session.transport.handleRequest(req, res);
-      const read = await readBody(req, res);
+      const read = await readBody(auth, req, res);
       if (read) await session.transport.handleRequest(req, res, read.body);
       session.lastUsedEpochMs = Date.now();
       return;
     }
     if (req.method === "DELETE") return fail(res, 400, -32000, "Mcp-Session-Id header is required");
-    const read = await readBody(req, res);
+    const read = await readBody(auth, req, res);
     if (!read) return;
     if (!isInitializeRequest(read.body)) {
       return fail(res, 400, -32000, "no Mcp-Session-Id: the first request of a session must be initialize");
