@@ -156,8 +156,8 @@ describe("rule 13 over interleavings (MemoryIntentStore, fast-check)", () => {
           const bookedBeforeNext = r.bookings.size;
           for (let i = 0; i < after; i++) await call(caller, before + 1 + i);
           expect(r.bookings.size).toBe(bookedBeforeNext);
-          await caller.outcomesWritten();
-          await aborter.outcomesWritten();
+          await caller.undosDone();
+          await aborter.undosDone();
           // Without a death, whoever settled the step undid it: nobody aborted again, no sweeper ran.
           if (!dieAfterWrite) for (const [ref, b] of r.bookings) expect(b.cancelled, `booking ${ref}`).toBe(1);
           if (secondAbort) await aborter.abortRun(runId, Deadline.after(5_000));

@@ -40,7 +40,7 @@ function mayNeedUndo(rt: Runtime, record: IntentRecord): boolean {
  * The one rule (13) for a record that has just become SUCCEEDED (an outcome write, a late answer, a
  * probe's find, a resend, an operator's `confirm_effect`): when its run was aborted, start its undo in
  * the background with its own budget ({@link UNDO_BUDGET_MS}, not the caller's turn), tracked in
- * `rt.pendingUndos` (awaited by `outcomesWritten`). Reads the run's abort only for effects that have
+ * `rt.pendingUndos` (awaited by `undosDone`). Reads the run's abort only for effects that have
  * something to undo. Never throws for the record's state; a failed undo is reported through
  * `rt.onBackgroundWriteError` and left to the sweeper's pass.
  * @returns the run's abort when the record's undo was started (or already runs), else null.

@@ -160,6 +160,12 @@ export interface Executor {
    * `late_answer` event stays on the timeline). For tests; API reads need not wait for it. Never rejects.
    */
   lateEvidenceWeighed(): Promise<void>;
+  /**
+   * Resolves when every undo this executor started in the background (a step that settled after its
+   * run was aborted, rule 13) has ended, and the outcome writes that may start one. For tests and a
+   * graceful stop; API reads need not wait (a stop mid-undo leaves it to the sweeper's pass). Never rejects.
+   */
+  undosDone(): Promise<void>;
   /** The catalog by name. */
   readonly tools: ReadonlyMap<string, AnyTool>;
   /** The store this executor writes to. */

@@ -78,14 +78,16 @@ export function createExecutor(options: ExecutorOptions): Executor {
   if (!(rt.reserveMs >= 0)) throw new TypeError("createExecutor: reserveMs must be ≥ 0 ms");
   // Entry points that read records first let this executor's background outcome writes land, so they
   // act on what callers were told (a step answered SUCCEEDED is not taken for one still in flight).
-  // An outcome write may start an undo (rule 13) as it lands: wait until neither is left. Late answers
-  // waiting for another attempt (rule 16) are not awaited here: they may wait up to a lease.
+  // Undos (rule 13) are not awaited here: they run with their own budget (up to 30 s), and an abort that
+  // meets one reports its compensation in flight; `undosDone` waits for them (an outcome write may start
+  // one as it lands). Late answers waiting for another attempt (rule 16) are not awaited either: they
+  // may wait up to a lease.
   const landed = (pending: Map<string, Promise<unknown>>[]) => async () => {
     while (pending.some((m) => m.size > 0)) {
       await Promise.all(pending.flatMap((m) => [...m.values()]));
     }
   };
-  const outcomesWritten = landed([rt.pendingOutcomes, rt.pendingUndos]);
+  const outcomesWritten = landed([rt.pendingOutcomes]);
   const saga: SagaApi = {
     call: (input) => call(rt, input),
     reconcileKey: (key, deadline) => reconcileKey(rt, key, deadline, "abort"),
@@ -124,6 +126,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     confirmationFor: (input) => confirmationFor(rt, input),
     outcomesWritten,
     lateEvidenceWeighed: landed([rt.pendingLateEvidence]),
+    undosDone: landed([rt.pendingOutcomes, rt.pendingUndos]),
     tools,
     store: rt.store,
     tenant: rt.tenant,

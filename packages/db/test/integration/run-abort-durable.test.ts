@@ -162,7 +162,7 @@ describe("rule 13: an abort is a durable state of the run (real PostgreSQL, fake
     // The agent is told: it took effect, the run was aborted, the effect is being reversed.
     expect(envelope).toMatchObject({ status: "SUCCEEDED" });
     expect(envelope.message).toContain("aborted");
-    await ex.outcomesWritten();
+    await ex.undosDone();
     expectEveryBookingCancelledOnce(1);
     const view = await operatorView();
     expect(view).toMatchObject({ complete: true, inFlight: [], waitingForPerson: [] });
@@ -205,7 +205,7 @@ describe("rule 13: an abort is a durable state of the run (real PostgreSQL, fake
     expect(report).toMatchObject({ complete: false, inFlight: 1 });
     claim.open();
     expect(await call).toMatchObject({ status: "SUCCEEDED" });
-    await ex.outcomesWritten();
+    await ex.undosDone();
     expectEveryBookingCancelledOnce(1);
     expect(await operatorView()).toMatchObject({ complete: true, inFlight: [] });
   });
@@ -229,7 +229,7 @@ describe("rule 13: an abort is a durable state of the run (real PostgreSQL, fake
       expect(services.posts.hotelCancellations).toBe(0);
       write.open();
       if (!background) expect((await call).message).toContain("aborted");
-      await a.outcomesWritten();
+      await a.undosDone();
       expectEveryBookingCancelledOnce(1);
       expect(await operatorView()).toMatchObject({ complete: true, via: "operator", reason: "fraud suspected" });
     });
@@ -283,7 +283,7 @@ describe("rule 13: an abort is a durable state of the run (real PostgreSQL, fake
     for (const r of reports) expect(r.complete).toBe(false);
     write.open();
     await call;
-    await Promise.all([a.outcomesWritten(), b.outcomesWritten()]);
+    await Promise.all([a.undosDone(), b.undosDone()]);
     expect(services.effects.flightBookings).toHaveLength(1);
     const flightRef = services.effects.flightBookings[0]!.view.booking_ref as string;
     expect(services.flightCancellationsOf(flightRef)).toBe(1);
@@ -354,7 +354,7 @@ describe("rule 13: an abort is a durable state of the run (real PostgreSQL, fake
       sweepStale({ store: other.store, executor: other, budgetMs: 5_000 }),
       ex.abortRun(runId, turn(), OPS),
     ]);
-    await Promise.all([ex.outcomesWritten(), other.outcomesWritten()]);
+    await Promise.all([ex.undosDone(), other.undosDone()]);
     const settled = await store.get(hotel.idempotency_key);
     expect(settled).toMatchObject({ status: "SUCCEEDED", needsHuman: false });
     expectEveryBookingCancelledOnce(1);
@@ -381,7 +381,7 @@ describe("rule 13: an abort is a durable state of the run (real PostgreSQL, fake
       },
       ops,
     );
-    await ex.outcomesWritten();
+    await ex.undosDone();
     // No booking reference came back, so the cancellation cannot be built: it is not silently dropped.
     const after = await store.get(hotel.idempotency_key);
     expect(after).toMatchObject({ status: "SUCCEEDED", needsHuman: true, error: { code: "COMPENSATION_FAILED" } });
