@@ -145,15 +145,13 @@ export function createMcpHttpHandler(services: Services, throttle: AuthThrottle)
       env.TRISTATE_MAX_BATCH_CALLS,
     );
     if (refusal) {
-      res
-        .writeHead(refusal.status, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({
-            jsonrpc: "2.0",
-            error: { code: refusal.code, message: refusal.message, ...(refusal.data ? { data: refusal.data } : {}) },
-            id: null,
-          }),
-        );
+      res.writeHead(refusal.status, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          error: { code: refusal.code, message: refusal.message, ...(refusal.data ? { data: refusal.data } : {}) },
+          id: null,
+        }),
+      );
       return null;
     }
     return { body: parsed.value };
