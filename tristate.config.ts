@@ -17,6 +17,9 @@ import { callHttp, canon, defineCatalog, defineTool, type HttpToolDeclaration, z
  */
 const MONEY_PATTERN = "^(?!0(?:\\.0{1,2})?$)(?:(?:0|[1-9]\\d{0,3})(?:\\.\\d{1,2})?|10000(?:\\.0{1,2})?)$";
 
+/** What the payment service's `state` field means (a probe's find proves delivery; this tells the effect). */
+const paymentState = { field: "state", done: ["succeeded"], failed: ["failed"], pending: ["pending"] };
+
 export default defineCatalog((env) => {
   const payments = env.TRISTATE_PAYMENTS_URL.replace(/\/+$/, "");
   const mail = env.TRISTATE_MAIL_URL.replace(/\/+$/, "");
@@ -87,10 +90,13 @@ export default defineCatalog((env) => {
       // idempotencyHeader defaults to Idempotency-Key; the payment service dedupes on it for 24 h.
       timeoutMs: 1500,
       keyRetentionMs: 24 * 3600_000,
-      keyProbe: { url: `${payments}/effects?clientRef={key}`, found: { type: "non_empty_array" } },
+      // The payment service keeps declined requests too: an item found is the effect only in state
+      // "succeeded" (a "failed" one did nothing; a "pending" one is under way: rule 5a).
+      keyProbe: { url: `${payments}/effects?clientRef={key}`, found: { type: "non_empty_array" }, state: paymentState },
       identityProbe: {
         url: `${payments}/effects/search?order_id={order_id}&amount={amount}&since={since}`,
         found: { type: "non_empty_array" },
+        state: paymentState,
       },
       compensation: { tool: "reverse_refund", args: { refund_id: "{result.id}", order_id: "{args.order_id}" } },
       loggableFields: ["currency"],
@@ -108,7 +114,7 @@ export default defineCatalog((env) => {
       ],
       identity: { refund_id: "exact" },
       timeoutMs: 1500,
-      keyProbe: { url: `${payments}/effects?clientRef={key}`, found: { type: "non_empty_array" } },
+      keyProbe: { url: `${payments}/effects?clientRef={key}`, found: { type: "non_empty_array" }, state: paymentState },
     },
   ];
 

@@ -35,6 +35,9 @@ let step = 0;
 const call = (ex: ReturnType<typeof executorFor>, tool: string, args: Record<string, unknown>) =>
   ex.call({ runId: "run-catalog", stepId: `step-${++step}`, tool, args, deadline: Deadline.after(20_000) });
 
+/** What the fake remote's `state` means: a probe's find is the effect only when it says so (issue 21 §5). */
+const FAKE_REMOTE_STATE = { field: "state", done: ["succeeded"], failed: ["failed"], pending: ["processing"] };
+
 /** A valid declarative refund tool against `url`; `over` replaces fields. */
 function refundDecl(url: string, over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -54,10 +57,11 @@ function refundDecl(url: string, over: Record<string, unknown> = {}): Record<str
     },
     identity: { order_id: "upper", amount: "decimal:2" },
     timeoutMs: 1500,
-    keyProbe: { url: `${url}/effects?clientRef={key}`, found: { type: "non_empty_array" } },
+    keyProbe: { url: `${url}/effects?clientRef={key}`, found: { type: "non_empty_array" }, state: FAKE_REMOTE_STATE },
     identityProbe: {
       url: `${url}/effects/search?order_id={order_id}&amount={amount}&since={since}`,
       found: { type: "non_empty_array" },
+      state: FAKE_REMOTE_STATE,
     },
     ...over,
   };
@@ -310,6 +314,28 @@ describe("invalid catalogs fail with the tool and the field named", () => {
       'catalog: tool "issue_refund": args.0.type: must be "string", "number", "integer" or "boolean", or a list of them',
     );
     await fails({ httpTools: [{ kind: "unsafe" }] }, 'catalog: tool "#0": name: is required');
+  });
+
+  it("a probe's state (issue 21 §5): the error names the field and the rule", async () => {
+    const probe = (state: unknown) => ({
+      keyProbe: { url: `${url}/effects?clientRef={key}`, found: { type: "non_empty_array" }, state },
+    });
+    await fails(
+      { httpTools: [refundDecl(url, probe({ field: "status", done: ["succeeded"], failed: ["succeeded"] }))] },
+      'catalog: tool "issue_refund": keyProbe.state.failed.0: "succeeded" is also in done: a state has one meaning',
+    );
+    await fails(
+      { httpTools: [refundDecl(url, probe({ field: "status", done: [] }))] },
+      'catalog: tool "issue_refund": keyProbe.state.done: must be a non-empty list of strings, numbers or booleans',
+    );
+    await fails(
+      { httpTools: [refundDecl(url, probe("done"))] },
+      'catalog: tool "issue_refund": keyProbe.state: must be "always_done" or { field, done, failed?, pending? }',
+    );
+    await fails(
+      { httpTools: [refundDecl(url, probe({ field: "status", done: ["ok"], canceled: ["x"] }))] },
+      'catalog: tool "issue_refund": keyProbe.state.canceled: unknown field',
+    );
   });
 
   it("duplicate names", () =>

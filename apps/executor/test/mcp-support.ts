@@ -38,6 +38,8 @@ export function ticketDeclarations(
       tool: "find_ticket_by_ref",
       args: { ref: "{key}" },
       found: { type: "non_empty_array" as const, path: "tickets" },
+      // The desk keeps only opened tickets (no declined or unfinished ones): a ticket found is the effect.
+      state: "always_done" as const,
     },
     loggableFields: ["subject"],
     describe: 'ticket "{subject}"',

@@ -103,7 +103,12 @@ const refundTool = (remote: FakeRemote) =>
     },
     identity: { order_id: "upper", amount: "decimal:2" },
     timeoutMs: 2000,
-    keyProbe: { url: `${remote.url}/effects?clientRef={key}`, found: { type: "non_empty_array" } },
+    keyProbe: {
+      url: `${remote.url}/effects?clientRef={key}`,
+      found: { type: "non_empty_array" },
+      // The fake remote's effects carry a state: "succeeded" is the effect (issue 21 §5).
+      state: { field: "state", done: ["succeeded"], failed: ["failed"] },
+    },
     loggableFields: ["currency"],
   });
 

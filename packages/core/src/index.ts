@@ -120,7 +120,14 @@ export {
   type OperatorChange,
   type OperatorStore,
 } from "./operator-store.ts";
-export { isRefusedUnderKey, type RefusedUnderKey, refusedUnderKey } from "./probe-answer.ts";
+export {
+  type FoundStateUnknown,
+  foundStateUnknown,
+  isFoundStateUnknown,
+  isRefusedUnderKey,
+  type RefusedUnderKey,
+  refusedUnderKey,
+} from "./probe-answer.ts";
 export type { ProbeAnswer, ProbeRerunReport } from "./probe-rerun.ts";
 export { redactArgs, redactSecrets } from "./redact.ts";
 export {

@@ -4,7 +4,7 @@ import { contradicts, type LateEvidence, reopenForPerson } from "./contradicting
 import { type IntentRecord, wireKey } from "./intent-store.ts";
 import { type JsonValue, toJson } from "./json.ts";
 import { OperatorActionError } from "./operator/errors.ts";
-import { isRefusedUnderKey } from "./probe-answer.ts";
+import { isFoundStateUnknown, isRefusedUnderKey } from "./probe-answer.ts";
 import { judgeIdentityMatch } from "./probing.ts";
 import { redactArgs } from "./redact.ts";
 import type { Runtime } from "./runtime.ts";
@@ -16,10 +16,17 @@ import { inSpan } from "./tracing.ts";
 export interface ProbeAnswer {
   /** `key`: by idempotency key / client reference; `identity`: by business identity since the intent. */
   probe: "key" | "identity";
-  answer: "found" | "absent" | "failed";
-  /** What the probe found (when `found`). */
+  /**
+   * `unclear`: the probe found the request's item, but its state does not show whether the effect
+   * happened (rule 5a: no proof of success; `message` says why).
+   */
+  answer: "found" | "unclear" | "absent" | "failed";
+  /** What the probe found (when `found` or `unclear`). */
   found?: JsonValue;
-  /** Why it failed (when `failed`), or the remote's refusal read back under the key (an `absent` key probe). */
+  /**
+   * Why it failed (when `failed`), why the item's state tells nothing (when `unclear`), or the
+   * remote's refusal read back under the key (an `absent` key probe).
+   */
   message?: string;
   /**
    * Whether an `absent` from this probe is evidence of absence: false for the key probe once the key
@@ -113,14 +120,13 @@ export async function rerunProbes(rt: Runtime, key: string, timeoutMs?: number):
               set({ "tristate.probe.answer": "absent" });
               return { probe: kind, answer: "absent", absenceCounts, durationMs };
             }
-            set({ "tristate.probe.answer": "found" });
-            let value: JsonValue;
-            try {
-              value = toJson(found) ?? null;
-            } catch {
-              value = String(found);
+            if (isFoundStateUnknown(found)) {
+              set({ "tristate.probe.answer": "unclear" });
+              const message = redactArgs(tool, record.args, found.why);
+              return { probe: kind, answer: "unclear", found: jsonOf(found.item), message, absenceCounts, durationMs };
             }
-            return { probe: kind, answer: "found", found: value, absenceCounts, durationMs };
+            set({ "tristate.probe.answer": "found" });
+            return { probe: kind, answer: "found", found: jsonOf(found), absenceCounts, durationMs };
           } catch (error) {
             set({ "tristate.probe.answer": "failed" });
             return {
@@ -137,12 +143,7 @@ export async function rerunProbes(rt: Runtime, key: string, timeoutMs?: number):
       ),
     ),
   );
-  let summary: string;
-  if (answers.length === 0) summary = `tool "${tool.name}" has no probe: only a person can tell whether it happened`;
-  else if (answers.some((a) => a.answer === "found")) summary = "a probe found the effect: confirm_effect settles it";
-  else if (answers.every((a) => a.answer === "absent" && a.absenceCounts)) summary = "every probe says absent";
-  else if (answers.some((a) => a.answer === "failed")) summary = "a probe failed: no evidence either way";
-  else summary = "absent, but the key has expired, so the key probe's answer proves nothing";
+  let summary = summaryOf(tool, answers);
   const reopened = await reopenIfContradicted(rt, record, tool, answers);
   if (reopened) summary = `${summary}; this contradicts the record's settled state, so it was reopened for a person`;
   return {
@@ -155,6 +156,30 @@ export async function rerunProbes(rt: Runtime, key: string, timeoutMs?: number):
     summary,
     reopened,
   };
+}
+
+/** A found item as JSON (its text when it is not JSON). */
+function jsonOf(value: unknown): JsonValue {
+  try {
+    return toJson(value) ?? null;
+  } catch {
+    return String(value);
+  }
+}
+
+/** The operator's one-line summary of the answers (rule 5a: an item found is not always the effect). */
+function summaryOf(tool: AnyTool, answers: ProbeAnswer[]): string {
+  if (answers.length === 0) return `tool "${tool.name}" has no probe: only a person can tell whether it happened`;
+  if (answers.some((a) => a.answer === "found")) return "a probe found the effect: confirm_effect settles it";
+  if (answers.some((a) => a.answer === "unclear")) {
+    return "a probe found the request's item, but its state does not show whether the effect happened: check it at the remote, then confirm_effect or confirm_no_effect";
+  }
+  if (answers.some((a) => a.probe === "key" && a.absenceCounts && a.message?.startsWith("refused"))) {
+    return "the remote's record of this request shows it was refused (no effect): confirm_no_effect settles it";
+  }
+  if (answers.every((a) => a.answer === "absent" && a.absenceCounts)) return "every probe says absent";
+  if (answers.some((a) => a.answer === "failed")) return "a probe failed: no evidence either way";
+  return "absent, but the key has expired, so the key probe's answer proves nothing";
 }
 
 /**

@@ -4,7 +4,8 @@
 import { parseStoredArgs } from "./call-input.ts";
 import { classifyError } from "./classify/index.ts";
 import { type IntentEvent, type IntentRecord, wireKey } from "./intent-store.ts";
-import { isRefusedUnderKey } from "./probe-answer.ts";
+import { type JsonValue, toJson } from "./json.ts";
+import { isFoundStateUnknown, isRefusedUnderKey } from "./probe-answer.ts";
 import { event } from "./record-events.ts";
 import { redactArgs } from "./redact.ts";
 import type { Runtime } from "./runtime.ts";
@@ -18,6 +19,8 @@ export type ProbeKind = "key" | "identity";
 /** What one probe said. `message` of a failure is redacted (no non-loggable argument values). */
 export type ProbeResult =
   | { kind: "found"; found: unknown; event: IntentEvent }
+  /** The request's item was found, but its state does not tell whether the effect happened (rule 5a). */
+  | { kind: "unclear"; found: unknown; why: string; event: IntentEvent }
   /** A key probe read back the remote's refusal of this key's request: proof of no effect. */
   | { kind: "refused"; detail: string; httpStatus?: number; event: IntentEvent }
   | { kind: "absent"; event: IntentEvent }
@@ -54,12 +57,20 @@ export async function runProbe(
         if (isRefusedUnderKey(found) && kind === "key") {
           set({ "tristate.probe.answer": "refused" });
           const detail = redactArgs(tool, record.args, found.detail);
+          const evidence: { evidence?: JsonValue } =
+            found.evidence === undefined ? {} : { evidence: jsonOf(found.evidence) };
           return {
             kind: "refused",
             detail,
             ...(found.httpStatus !== undefined ? { httpStatus: found.httpStatus } : {}),
-            event: event(rt, record.key, "probe", { probe: kind, round, answer: "refused", detail }),
+            event: event(rt, record.key, "probe", { probe: kind, round, answer: "refused", detail, ...evidence }),
           };
+        }
+        if (isFoundStateUnknown(found)) {
+          set({ "tristate.probe.answer": "unclear" });
+          const why = redactArgs(tool, record.args, found.why);
+          const data = { probe: kind, round, answer: "unclear", why, evidence: jsonOf(found.item) };
+          return { kind: "unclear", found: found.item, why, event: event(rt, record.key, "probe", data) };
         }
         const answer = found === null || found === undefined || isRefusedUnderKey(found) ? "absent" : "found";
         set({ "tristate.probe.answer": answer });
@@ -79,6 +90,15 @@ export async function runProbe(
       }
     },
   );
+}
+
+/** A found item as JSON for the timeline (its text when it is not JSON). */
+function jsonOf(value: unknown): JsonValue {
+  try {
+    return toJson(value) ?? null;
+  } catch {
+    return String(value);
+  }
 }
 
 /** Whose effect an identity probe's match is. */

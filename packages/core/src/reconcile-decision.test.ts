@@ -43,6 +43,20 @@ const noEvidence = (
   starved = false,
 ): ReconcileEvidence => ({ kind: "no_evidence", lastFailure, starved, events: [] });
 const failed = { code: "PROBE_FAILED", message: "probe timed out" } as const;
+const UNCLEAR_WHY = 'status = "requires_action" is none of the declared states';
+const unclear: ReconcileEvidence = {
+  kind: "found_unclear",
+  probe: "key",
+  item: { id: "ch_1", status: "requires_action" },
+  why: UNCLEAR_WHY,
+  events: [],
+};
+const unclearToHuman = (trigger: DecisionInput["trigger"]): ReconcileDecision => ({
+  kind: "to_human",
+  code: "FOUND_STATE_UNKNOWN",
+  message: `a probe found the request's item, but ${UNCLEAR_WHY}: that proves delivery, not the effect; a person decides`,
+  trigger,
+});
 const noBudget = { code: "DEADLINE_EXCEEDED", message: "no budget left to probe; the sweeper will go on" } as const;
 
 interface Row {
@@ -119,6 +133,60 @@ const rows: Row[] = [
     tool: keyed,
     record: waiting,
     expected: { kind: "settle_found", effect: { id: "re_1" } },
+  },
+  // Found, but the item's state does not tell whether the effect happened (5a; issue 21 §5).
+  {
+    case: "found in an unclear state + the remote dedupes + key valid → read back the stored answer (same key)",
+    evidence: unclear,
+    tool: keyed,
+    expected: {
+      kind: "resend",
+      why: `a probe found the request's item, but ${UNCLEAR_WHY}; reading back the remote's stored answer under the same key`,
+      reconcileSweeps: 0,
+      readBack: true,
+    },
+  },
+  {
+    case: "found in an unclear state + keyed + key expired → FOUND_STATE_UNKNOWN, never SUCCEEDED",
+    evidence: unclear,
+    tool: keyed,
+    keyValid: false,
+    expected: unclearToHuman("call"),
+  },
+  {
+    case: "found in an unclear state + unsafe (no read-back possible) → FOUND_STATE_UNKNOWN",
+    evidence: unclear,
+    tool: unsafeWithWindow,
+    trigger: "sweeper",
+    expected: unclearToHuman("sweeper"),
+  },
+  {
+    case: "found in an unclear state + abort trigger → a person, nothing resent (rule 13)",
+    evidence: unclear,
+    tool: keyed,
+    trigger: "abort",
+    expected: unclearToHuman("abort"),
+  },
+  {
+    case: "found in an unclear state while waiting for a person → stays with the person, its reason kept",
+    evidence: unclear,
+    tool: keyed,
+    record: waiting,
+    expected: { kind: "to_human", code: "PROBES_ABSENT_NO_DEDUPE", message: "waits", trigger: "call" },
+  },
+  {
+    case: "found in an unclear state, read-back due by the sweeper, sweeps exhausted → a person decides",
+    evidence: unclear,
+    tool: keyed,
+    record: { ...fresh, reconcileSweeps: MAX_SWEEPS - 1, error: err("READ_TIMEOUT", "timed out") },
+    trigger: "sweeper",
+    expected: {
+      kind: "to_human",
+      code: "READ_TIMEOUT",
+      message: `resend due (a probe found the request's item, but ${UNCLEAR_WHY}; reading back the remote's stored answer under the same key), but ${MAX_SWEEPS} sweeps brought no outcome; a person decides`,
+      trigger: "call",
+      reconcileSweeps: MAX_SWEEPS,
+    },
   },
   {
     case: "the key probe read back the remote's refusal → settle refused (5a)",

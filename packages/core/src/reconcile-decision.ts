@@ -43,8 +43,13 @@ export type ReconcileDecision =
   | { kind: "settle_found"; effect: unknown }
   /** FAILED_NO_EFFECT: the remote's stored refusal of the key's only request. */
   | { kind: "settle_refused"; answer: { detail: string; httpStatus?: number } }
-  /** Resend once with the same key and the persisted arguments; `reconcileSweeps` is written with it. */
-  | { kind: "resend"; why: string; reconcileSweeps: number }
+  /**
+   * Resend once with the same key and the persisted arguments; `reconcileSweeps` is written with it.
+   * `readBack`: a probe found the request's item in an unclear state and the remote dedupes the key,
+   * so the resend reads back the remote's stored answer to the original — a refusal then is the
+   * original's (FAILED_NO_EFFECT), unlike rule 5f's refused resend.
+   */
+  | { kind: "resend"; why: string; reconcileSweeps: number; readBack?: true }
   /**
    * To the human queue with `code` and `message`. `reconcileSweeps`, when given, is the count the
    * record goes there with (this sweep already counted: `trigger` is then `call`).
@@ -83,7 +88,8 @@ const READ_STORE_CLOCK: ReconcileDecision = { kind: "read_store_clock" };
 
 /**
  * Decides what a reconciliation does with what its probes showed (rule 5). Pure and exhaustive:
- * found → settle; a refusal under the key → settle as no effect; an ambiguous identity match → a
+ * found → settle; found in an unclear state → read back the stored answer or a person; a refusal
+ * under the key → settle as no effect; an ambiguous identity match → a
  * person; waiting for a person → stays there; absent → resend only when that is safe (rule 5b),
  * else a person or a wait; no evidence → stays UNKNOWN (or a person once the key has expired
  * without an identity probe). A resend is held back by a running `Retry-After` and by the
@@ -98,6 +104,8 @@ export function decideReconcile(input: DecisionInput): ReconcileDecision {
       return decideWithoutProbe(input);
     case "found":
       return { kind: "settle_found", effect: evidence.effect };
+    case "found_unclear":
+      return decideUnclear(input, evidence.why);
     case "refused_under_key":
       return { kind: "settle_refused", answer: evidence.answer };
     case "ambiguous_match":
@@ -131,6 +139,30 @@ export function decideReconcile(input: DecisionInput): ReconcileDecision {
 
 function unknownEvidence(evidence: never): never {
   throw new Error(`unknown reconcile evidence: ${JSON.stringify(evidence)}`);
+}
+
+/**
+ * A probe found the request's item but cannot tell whether it took effect (rule 5a: no proof of
+ * success). Where the remote dedupes the key and still remembers it, a same-key resend reads back
+ * its stored answer to the original (issue 21 §5); otherwise a person decides (`FOUND_STATE_UNKNOWN`).
+ * Never while a person already decides, nor for a run being aborted.
+ */
+function decideUnclear(input: DecisionInput, why: string): ReconcileDecision {
+  const { record, tool, trigger, keyValid } = input;
+  if (record.needsHuman) return staysWithPerson(input);
+  if (trigger !== "abort" && deduped(tool, keyValid)) {
+    return decideResend(
+      input,
+      `a probe found the request's item, but ${why}; reading back the remote's stored answer under the same key`,
+      true,
+    );
+  }
+  return {
+    kind: "to_human",
+    code: "FOUND_STATE_UNKNOWN",
+    message: `a probe found the request's item, but ${why}: that proves delivery, not the effect; a person decides`,
+    trigger,
+  };
 }
 
 /** A tool without probes: nothing can be learnt; resend only what the remote deduplicates. */
@@ -215,7 +247,7 @@ function decideAbsent(input: DecisionInput, rounds: number, lastRoundAt: number 
  * sends the record to a person after `maxReconcileSweeps`, instead of being resent forever. A
  * `Retry-After` the remote gave and the store's clock has not reached holds it back (issue 9 §7).
  */
-function decideResend(input: DecisionInput, why: string): ReconcileDecision {
+function decideResend(input: DecisionInput, why: string, readBack = false): ReconcileDecision {
   const { record, trigger } = input;
   const sweeps = record.reconcileSweeps + (trigger === "sweeper" ? 1 : 0);
   if (trigger === "sweeper" && sweeps >= input.maxReconcileSweeps) {
@@ -240,5 +272,5 @@ function decideResend(input: DecisionInput, why: string): ReconcileDecision {
       };
     }
   }
-  return { kind: "resend", why, reconcileSweeps: sweeps };
+  return { kind: "resend", why, reconcileSweeps: sweeps, ...(readBack ? { readBack: true as const } : {}) };
 }

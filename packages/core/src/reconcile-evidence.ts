@@ -32,6 +32,11 @@ export type ReconcileEvidence =
   | { kind: "no_probe" }
   /** A probe found this record's effect (an identity match only when it is not another record's: rule 5g). */
   | { kind: "found"; probe: ProbeKind; effect: unknown; events: IntentEvent[] }
+  /**
+   * A probe found this record's item (delivery proven) in a state that does not tell whether the
+   * effect happened, or declares no states (rule 5a): no proof of success. `why` says what it saw.
+   */
+  | { kind: "found_unclear"; probe: ProbeKind; item: unknown; why: string; events: IntentEvent[] }
   /** The key probe read back the remote's refusal of this key's only request: proof of no effect. */
   | { kind: "refused_under_key"; answer: { detail: string; httpStatus?: number }; events: IntentEvent[] }
   /** An identity match that may be this record's or another's (the last such reason). */
@@ -85,14 +90,14 @@ interface PassState {
 }
 
 /** The evidence that ends a pass at once. */
-type Settling = Extract<ReconcileEvidence, { kind: "found" | "refused_under_key" }>;
+type Settling = Extract<ReconcileEvidence, { kind: "found" | "found_unclear" | "refused_under_key" }>;
 
 /**
  * Runs the spaced probe rounds of one reconciliation pass (`rt.probe.attempts` rounds, spaced by
  * `rt.probe.spacingMs`, each probe bounded by `rt.probe.timeoutMs` and the deadline) and sums up what
  * they showed. Rounds of this attempt already on record count (issue 12), except where absence must
  * be proof or the record has just left PENDING. Each round but the last is appended to the timeline
- * as it ends. Stops at the first proof (found, or a refusal under the key).
+ * as it ends. Stops at the first proof (found, an item found in an unclear state, or a refusal under the key).
  * @throws whatever the store throws (reading the timeline, appending rounds, the store's clock).
  */
 export async function gatherEvidence(rt: Runtime, input: GatherInput): Promise<ReconcileEvidence> {
@@ -173,10 +178,14 @@ async function probeRound(
   for (const [kind, probe] of probes) {
     const answer = await runProbe(rt, tool, record, kind, probe, timeoutMs, round);
     pass.events.push(answer.event);
-    if (answer.kind === "found") {
-      if (kind === "key") return { kind: "found", probe: kind, effect: answer.found, events: pass.events };
+    if (answer.kind === "found" || answer.kind === "unclear") {
+      const settling = (): Settling =>
+        answer.kind === "found"
+          ? { kind: "found", probe: kind, effect: answer.found, events: pass.events }
+          : { kind: "found_unclear", probe: kind, item: answer.found, why: answer.why, events: pass.events };
+      if (kind === "key") return settling();
       const verdict = await judgeIdentityMatch(rt, tool, record, answer.found, keyAbsent);
-      if (verdict.kind === "ours") return { kind: "found", probe: kind, effect: answer.found, events: pass.events };
+      if (verdict.kind === "ours") return settling();
       pass.events.push(event(rt, record.key, "probe", { probe: kind, round, match: verdict.kind, why: verdict.why }));
       // Another record's effect is no evidence of this one's absence either: an identity probe
       // answers with one match, which may hide this record's own. Only a valid key probe's

@@ -145,7 +145,7 @@ async function resend(
   tool: AnyTool,
   record: IntentRecord,
   deadline: Deadline,
-  { why, reconcileSweeps: sweeps }: { why: string; reconcileSweeps: number },
+  { why, reconcileSweeps: sweeps, readBack }: { why: string; reconcileSweeps: number; readBack?: true },
   events: IntentEvent[],
 ): Promise<Envelope> {
   const now = rt.clock.nowEpochMs();
@@ -175,13 +175,18 @@ async function resend(
       reconcileSweeps: sweeps,
       settlesAtEpochMs: await settlesAtForSend(rt, tool, deadline),
     },
-    [...events, event(rt, record.key, "resend", { reason: why, attempt: record.attempt + 1 })],
+    [
+      ...events,
+      event(rt, record.key, "resend", { reason: why, attempt: record.attempt + 1, ...(readBack ? { readBack } : {}) }),
+    ],
     now,
   );
   if (!owned) return afterWrite(rt, record.key, null, []);
   const sent = await sendOnce(rt, tool, owned, deadline, timeoutMs, {
-    resolutionOnSuccess: "absent_resent",
+    // A read-back's 2xx is the stored answer of the original the probe found: `found`.
+    resolutionOnSuccess: readBack ? "found" : "absent_resent",
     spanName: `resend ${tool.name}`,
+    ...(readBack ? { readBack } : {}),
   });
   switch (sent.kind) {
     case "settled":

@@ -40,6 +40,12 @@ export interface SendOptions {
   spanName: string;
   /** The call's schema-parsed arguments, when the caller has them; else `record.args` is parsed again. */
   parsedArgs?: unknown;
+  /**
+   * A same-key resend that reads back the remote's stored answer to the original (a probe found the
+   * original's item under the key, and the remote dedupes the key): a refusal it replays from its
+   * key store is the original's own answer — FAILED_NO_EFFECT `REJECTED` (see `storedRefusal`).
+   */
+  readBack?: true;
 }
 
 type Outcome =
@@ -127,6 +133,11 @@ export async function sendOnce(
       };
       setAttributes({ "tristate.outcome": c.outcome, "error.type": c.code });
       const resend = options.resolutionOnSuccess !== null;
+      // A read-back's stored refusal is the original's own answer (issue 21 §5), unlike rule 5f's.
+      if (options.readBack && c.outcome === "FAILED_NO_EFFECT" && storedRefusal(c)) {
+        const events = [sent, outcomeEvent({ outcome: "FAILED_NO_EFFECT", code: "REJECTED", via: "read_back" })];
+        return readBackRefused(rt, tool, record, error, events, now);
+      }
       // A resend answered 409 is refused too (rule 5f): the original may be what the remote is
       // holding on to, and another same-key resend would only be answered the same way.
       if (resend && (c.outcome === "FAILED_NO_EFFECT" || c.httpStatus === 409)) {
@@ -205,6 +216,45 @@ async function invokeOnce(
   } finally {
     dispose();
   }
+}
+
+/**
+ * A same-key read-back was answered with the remote's stored refusal of the original: the original
+ * was processed and did nothing — FAILED_NO_EFFECT `REJECTED`, written durably (the agent is told
+ * `retry_safe: true`; its next attempt travels under a fresh key, since the remote has this one's answer).
+ */
+function readBackRefused(
+  rt: Runtime,
+  tool: AnyTool,
+  record: IntentRecord,
+  error: IntentError,
+  events: IntentEvent[],
+  now: number,
+): Promise<SendResult> {
+  const message = `the remote's stored answer to this request, read back under the same key: ${error.message}`;
+  return write(rt, tool, record, {
+    patch: {
+      status: "FAILED_NO_EFFECT",
+      error: { ...error, code: "REJECTED", message },
+      needsHuman: false,
+      resolution: null,
+      finishedAtEpochMs: now,
+      settlesAtEpochMs: null,
+    },
+    events,
+    now,
+    durable: true,
+  });
+}
+
+/**
+ * A read-back's refusal that the remote replayed from its key store: an HTTP refusal other than 409
+ * (the key's request still in flight), 422 (the key reused with another body: nothing replayed) and
+ * 429 or one with a `Retry-After` (the resend itself was turned away, not answered from the store).
+ */
+function storedRefusal(c: Classification): boolean {
+  const status = c.httpStatus;
+  return status !== undefined && ![409, 422, 429].includes(status) && c.retryAfterMs === undefined;
 }
 
 /**

@@ -65,6 +65,8 @@ export {
   type Executor,
   type ExecutorOptions,
   type FieldFault,
+  type FoundStateUnknown,
+  foundStateUnknown,
   type HttpCallContext,
   type HttpRequest,
   type HttpResponse,

@@ -19,7 +19,8 @@ export const probeRerunOutput = z.object({
   probes: z.array(
     z.object({
       probe: z.enum(["key", "identity"]),
-      answer: z.enum(["found", "absent", "failed"]),
+      /** `unclear`: the request's item was found, but its state does not show whether the effect happened. */
+      answer: z.enum(["found", "unclear", "absent", "failed"]),
       found: z.unknown().optional(),
       message: z.string().optional(),
       /** False for the key probe after key retention: its "absent" proves nothing. */

@@ -164,6 +164,59 @@ const baseDeclarationSchema = z
   })
   .strict();
 
+const STATE_VALUES_RULE = "must be a non-empty list of strings, numbers or booleans";
+const stateValues = z.array(scalar, { error: STATE_VALUES_RULE }).min(1, STATE_VALUES_RULE);
+
+/**
+ * What the state of an item a probe found means (DESIGN.md rule 5a: an item found proves the
+ * request was delivered, not that the effect happened). Either `"always_done"` — the remote keeps
+ * no declined, failed or unfinished items, so an item found is the effect — or the item's field
+ * (a dot path inside the item, e.g. Stripe's Charge `status`) and which of its values mean `done`
+ * (→ SUCCEEDED `found`), `failed` (the request was processed and did nothing → FAILED_NO_EFFECT
+ * with the item as evidence; a key probe's find only) and `pending` (still in progress → SUCCEEDED
+ * `found`, as rule 5a says). Any other value, and every find of a probe without `state`, proves
+ * nothing about the effect: the executor reads back the remote's stored answer with a same-key resend
+ * where the remote dedupes the key, else the record waits for a person (`FOUND_STATE_UNKNOWN`).
+ * A value belongs to one list only.
+ */
+export const probeStateSchema = z.union(
+  [
+    z.literal("always_done"),
+    z
+      .object({
+        /** Dot path of the state inside the item found, e.g. `status` or `outcome.type`. */
+        field: z.string().regex(/^[^.]+(\.[^.]+)*$/, "must be a dot path such as status or outcome.type"),
+        /** Values meaning the effect happened. */
+        done: stateValues,
+        /** Values meaning the request was processed and did nothing (declined, failed, canceled before work). */
+        failed: stateValues.optional(),
+        /** Values meaning the effect is under way (rule 5a counts it as delivered and happening). */
+        pending: stateValues.optional(),
+      })
+      .strict()
+      .superRefine((state, ctx) => {
+        const seen = new Map<unknown, string>();
+        for (const list of ["done", "failed", "pending"] as const) {
+          for (const [i, value] of (state[list] ?? []).entries()) {
+            const other = seen.get(value);
+            if (other !== undefined) {
+              ctx.addIssue({
+                code: "custom",
+                path: [list, i],
+                message: `${JSON.stringify(value)} is also in ${other}: a state has one meaning`,
+              });
+            }
+            seen.set(value, list);
+          }
+        }
+      }),
+  ],
+  { error: 'must be "always_done" or { field, done, failed?, pending? }' },
+);
+
+/** What a probe's `state` says; see {@link probeStateSchema}. */
+export type ProbeState = z.infer<typeof probeStateSchema>;
+
 /** The fields every declaration has, after the schema (defaults filled, arguments still raw: `parseArgs` reads them). */
 export type BaseDeclaration = Omit<z.output<typeof baseDeclarationSchema>, "args"> & { args: unknown };
 

@@ -54,6 +54,7 @@ export function httpTool(raw: HttpToolDeclaration | unknown, index = 0, options:
     label,
     url: p.url,
     found: p.found,
+    state: p.state,
     headers: d.headers,
     loggable,
     secret: d.secretFields ?? [],

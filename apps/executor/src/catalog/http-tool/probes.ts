@@ -3,6 +3,8 @@
  * with its "found" rule. Errors name the probe and its URL with non-loggable values redacted.
  */
 import { callHttp, isAmbiguousError, isRejectedError, type ProbeContext, readPath } from "@tristate/core";
+import { answerFromState } from "../declaration/probe-state.ts";
+import type { ProbeState } from "../declaration/schema.ts";
 import type { HostPolicy } from "./host-policy.ts";
 import { redactionFor } from "./redaction.ts";
 import type { FoundRule } from "./schema.ts";
@@ -15,6 +17,8 @@ export interface ProbeSpec {
   /** GET URL template with `{field}`s and the probe's special placeholder. */
   url: string;
   found: FoundRule;
+  /** What the found item's state means (`../declaration/probe-state.ts`); undefined: the probe cannot tell. */
+  state: ProbeState | undefined;
   /** Static request headers. */
   headers: Record<string, string> | undefined;
   /** Argument fields whose values may appear in messages. */
@@ -30,7 +34,8 @@ export interface ProbeSpec {
  * names (a 404 that means absent) is an answer, not a failure.
  * @param special the value of the probe's special placeholder (`{key}`: the client reference;
  *   `{since}`: the intent's creation time, epoch ms).
- * @returns the evidence (non-null) when found, null when absent.
+ * @returns null when absent; when found, the core's answer read with the probe's `state`: the item
+ *   (done or in progress), `refusedUnderKey` (a failed state) or `foundStateUnknown` (cannot tell).
  * @throws NotSentError, RejectedError or AmbiguousError from the GET, and Error when the answer is
  *   no evidence either way; in every message non-loggable argument values are redacted.
  * @throws NotSentError `INVALID_ARGUMENTS` before the GET when an argument would change the probe
@@ -54,7 +59,8 @@ export async function runProbe(
   const read = (status: number, body: unknown): unknown => {
     const answer = readFound(spec.found, status, body);
     if (answer.kind === "no_evidence") throw new Error(redaction.text(`${where}: ${answer.why}`));
-    return answer.evidence;
+    if (answer.evidence === null) return null;
+    return answerFromState(spec.state, answer.items ?? [answer.evidence], spec.label);
   };
   let res: Awaited<ReturnType<typeof callHttp>>;
   try {
@@ -82,8 +88,11 @@ export async function runProbe(
   return read(res.status, res.body);
 }
 
-/** A probe's answer read with its rule: the evidence (null: absent), or why it is no evidence. */
-type Answer = { kind: "evidence"; evidence: unknown } | { kind: "no_evidence"; why: string };
+/**
+ * A probe's answer read with its rule: the evidence (null: absent; `items`: every item of a
+ * non-empty array, whose states are all read), or why it is no evidence.
+ */
+type Answer = { kind: "evidence"; evidence: unknown; items?: unknown[] } | { kind: "no_evidence"; why: string };
 
 /**
  * Reads a probe's answer with its "found" rule.
@@ -97,7 +106,8 @@ function readFound(rule: FoundRule, status: number, body: unknown): Answer {
       if (!Array.isArray(list)) {
         return { kind: "no_evidence", why: `the answer${rule.path ? ` at ${rule.path}` : ""} is not an array` };
       }
-      return evidence(list.length > 0 ? (list[0] ?? { found: true }) : null);
+      if (list.length === 0) return evidence(null);
+      return { kind: "evidence", evidence: list[0] ?? { found: true }, items: list.map((i) => i ?? { found: true }) };
     }
     case "status":
       if (rule.found.includes(status)) return evidence(body ?? { status });

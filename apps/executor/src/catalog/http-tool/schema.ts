@@ -5,7 +5,7 @@
  * arguments, identity fields being required arguments, …) are checked in `validate.ts`.
  */
 import { z } from "zod";
-import { declarationShape, fieldName, type ToolArg } from "../declaration/schema.ts";
+import { declarationShape, fieldName, probeStateSchema, type ToolArg } from "../declaration/schema.ts";
 
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -56,7 +56,13 @@ const foundSchema = z.discriminatedUnion("type", [
 /** How to read "found" from a probe's answer (`non_empty_array`, `status` or `json_path_equals`). */
 export type FoundRule = z.infer<typeof foundSchema>;
 
-const probeSchema = z.object({ url: z.string().min(1), found: foundSchema }).strict();
+/**
+ * A probe: a GET of `url`, read with `found` (found or absent), and what the found item's `state`
+ * means (done, failed, in progress; `"always_done"`; without it a find proves delivery only).
+ */
+const probeSchema = z
+  .object({ url: z.string().min(1), found: foundSchema, state: probeStateSchema.optional() })
+  .strict();
 
 const EXPECTED_RULE = "must be a string, number, boolean or null, or a non-empty list of them";
 /** One value, or a non-empty list of values, a JSON value is compared with (`===`; null matches a missing value). */
@@ -167,9 +173,9 @@ export const declarationSchema = z
         clientRefField: fieldName.optional(),
         /** Static request headers (also sent with probes). */
         headers: z.record(headerName, z.string()).optional(),
-        /** Key probe: a GET URL template with `{key}` (and `{field}`s), and how to read "found". */
+        /** Key probe: a GET URL template with `{key}` (and `{field}`s), how to read "found" and the found item's `state`. */
         keyProbe: probeSchema.optional(),
-        /** Identity probe: a GET URL template with `{since}` (and `{field}`s), and how to read "found". */
+        /** Identity probe: a GET URL template with `{since}` (and `{field}`s), how to read "found" and the found item's `state`. */
         identityProbe: probeSchema.optional(),
         /** The compensating tool and its arguments: values may be `{args.<field>}`, `{result.<path>}` or literals. */
         compensation: z

@@ -16,6 +16,7 @@ import {
   readPath,
 } from "@tristate/core";
 import { CatalogError } from "../catalog-error.ts";
+import { answerFromState } from "../declaration/probe-state.ts";
 import { canonicaliserFor } from "../declaration/schema.ts";
 import { argsSchema } from "../http-tool/arguments.ts";
 import { redactionFor } from "../http-tool/redaction.ts";
@@ -151,7 +152,8 @@ function resultValue(result: CallToolResult): unknown {
 /**
  * Runs one probe: calls the probe tool on the same server and reads its result with the "found" rule.
  * @param special the value of `{key}` (key probe) or `{since}` (identity probe, epoch ms).
- * @returns the evidence (non-null) when found, null when absent.
+ * @returns null when absent; when found, the core's answer read with the probe's `state` (the item,
+ *   `refusedUnderKey` or `foundStateUnknown`: `../declaration/probe-state.ts`).
  * @throws Error when the probe failed or its answer is no evidence (the record stays UNKNOWN).
  */
 async function runProbe(
@@ -190,11 +192,15 @@ async function runProbe(
   }
   const answer = readFound(probe.found, value);
   if (answer.kind === "no_evidence") throw new Error(redaction.text(`${where}: ${answer.why}`));
-  return answer.evidence;
+  if (answer.evidence === null) return null;
+  return answerFromState(probe.state, answer.items ?? [answer.evidence], label);
 }
 
-/** A probe's result read with its rule: the evidence (null: absent), or why it is no evidence. */
-type Answer = { kind: "evidence"; evidence: unknown } | { kind: "no_evidence"; why: string };
+/**
+ * A probe's result read with its rule: the evidence (null: absent; `items`: every item of a
+ * non-empty array, whose states are all read), or why it is no evidence.
+ */
+type Answer = { kind: "evidence"; evidence: unknown; items?: unknown[] } | { kind: "no_evidence"; why: string };
 
 function readFound(rule: McpFoundRule, body: unknown): Answer {
   const evidence = (e: unknown): Answer => ({ kind: "evidence", evidence: e });
@@ -204,7 +210,8 @@ function readFound(rule: McpFoundRule, body: unknown): Answer {
       if (!Array.isArray(list)) {
         return { kind: "no_evidence", why: `the result${rule.path ? ` at ${rule.path}` : ""} is not an array` };
       }
-      return evidence(list.length > 0 ? (list[0] ?? { found: true }) : null);
+      if (list.length === 0) return evidence(null);
+      return { kind: "evidence", evidence: list[0] ?? { found: true }, items: list.map((i) => i ?? { found: true }) };
     }
     case "not_null": {
       const value = rule.path ? readPath(body, rule.path) : body;

@@ -8,7 +8,7 @@
  * are checked in `validate.ts`.
  */
 import { z } from "zod";
-import { declarationShape, fieldName, toolName } from "../declaration/schema.ts";
+import { declarationShape, fieldName, probeStateSchema, toolName } from "../declaration/schema.ts";
 
 /** An MCP tool name (the SDK's rule: 1–128 of letters, digits, `_`, `-`, `.`). */
 const mcpToolName = toolName;
@@ -72,6 +72,8 @@ const probeSchema = z
     tool: mcpToolName,
     args: z.record(fieldName, scalar).default({}),
     found: foundSchema,
+    /** What the found item's state means (done, failed, in progress; `"always_done"`); without it a find proves delivery only. */
+    state: probeStateSchema.optional(),
   })
   .strict();
 

@@ -42,6 +42,18 @@ export interface Fault {
   state?: string;
   /** Extra response headers for this answer (e.g. `{ "retry-after": "1" }` with a 429). */
   headers?: Record<string, string>;
+  /**
+   * The status the remote stores under the key for this request and replays to a same-key resend,
+   * as Stripe does for a declined charge (a 402 beside a `failed` item): with `commit` and a failed
+   * `state`, the item stays for probes and the key answers this status with `{ error, item }`.
+   * @default 201 with the effect when it committed
+   */
+  storedStatus?: number;
+  /**
+   * Extra fields of the committed effect, in its answers and what probes find (e.g. a `note` holding
+   * U+0000 or a lone surrogate, which JSON carries as `\u0000` / `\ud800`).
+   */
+  fields?: Record<string, unknown>;
 }
 
 /** One request the remote read completely (POSTs and probes), in arrival order. */
@@ -58,6 +70,8 @@ export interface SeenRequest {
 /** One committed effect. */
 export interface FakeEffect {
   id: string;
+  /** Extra fields its answers show ({@link Fault.fields}). */
+  fields?: Record<string, unknown>;
   clientRef: string | null;
   body: Record<string, unknown>;
   /** Epoch ms it was committed. */
@@ -161,6 +175,7 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
         committedAtEpochMs: at,
         visibleAtEpochMs: at + (fault.visibleAfterMs ?? 0),
         state: fault.state ?? "succeeded",
+        ...(fault.fields ? { fields: fault.fields } : {}),
       };
       remote.effects.push(effect);
     }
@@ -172,7 +187,7 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
       req.socket.once("close", () => {
         if (entry) {
           entry.inFlight = false;
-          if (effect) entry.response = { status: 201, body: view(effect) };
+          if (effect) entry.response = storedAnswer(fault, effect);
           else keys.delete(key!);
         }
       });
@@ -181,7 +196,7 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
     if (answer === "reset") {
       if (entry) {
         entry.inFlight = false;
-        if (effect) entry.response = { status: 201, body: view(effect) };
+        if (effect) entry.response = storedAnswer(fault, effect);
         else keys.delete(key!);
       }
       req.socket.resetAndDestroy();
@@ -190,7 +205,7 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
     if (typeof answer === "number") {
       if (entry) {
         entry.inFlight = false;
-        if (effect) entry.response = { status: 201, body: view(effect) };
+        if (effect) entry.response = storedAnswer(fault, effect);
         else keys.delete(key!);
       }
       return send(res, answer, { error: `injected ${answer}` }, fault.headers);
@@ -201,9 +216,10 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
     }
     if (entry) {
       entry.inFlight = false;
-      entry.response = { status: 201, body: view(effect) };
+      entry.response = storedAnswer(fault, effect);
     }
-    return send(res, 201, view(effect), fault.headers);
+    const answered = storedAnswer(fault, effect);
+    return send(res, answered.status, answered.body, fault.headers);
   };
 
   const handleGet = (url: URL, res: ServerResponse) => {
@@ -253,8 +269,14 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
   return Object.assign(remote, { url, close }) as FakeRemote;
 }
 
+/** What the remote stores under the key for a committed request (and answers when it responds). */
+function storedAnswer(fault: Fault, effect: FakeEffect): { status: number; body: unknown } {
+  if (fault.storedStatus === undefined) return { status: 201, body: view(effect) };
+  return { status: fault.storedStatus, body: { error: `declined (${effect.state})`, item: view(effect) } };
+}
+
 function view(e: FakeEffect): Record<string, unknown> {
-  return { id: e.id, clientRef: e.clientRef, state: e.state, ...e.body };
+  return { id: e.id, clientRef: e.clientRef, state: e.state, ...e.body, ...e.fields };
 }
 
 function sleep(ms: number): Promise<void> {
