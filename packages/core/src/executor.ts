@@ -94,7 +94,13 @@ export function createExecutor(options: ExecutorOptions): Executor {
   };
   // Rule 13: every write that makes a record SUCCEEDED goes through this store (and operators'
   // confirmations through `rt.undoIfAborted`): a step that settles after its run's abort is undone.
-  rt.undoIfAborted = (record) => undoIfRunAborted(rt, saga, record);
+  // The write has committed: a failed read of the run's abort must not turn it into an error for the
+  // caller; it is reported, and the sweeper's pass (`undoAbortedSteps`) undoes the step if it must.
+  rt.undoIfAborted = (record) =>
+    undoIfRunAborted(rt, saga, record).catch((error: unknown) => {
+      rt.onBackgroundWriteError?.(error, record.key);
+      return null;
+    });
   rt.store = abortAwareStore(options.store, rt.undoIfAborted);
   return {
     call: (input) => call(rt, input),
