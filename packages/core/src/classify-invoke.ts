@@ -15,6 +15,8 @@ import {
   typedClassification,
 } from "./classify/index.ts";
 import { isRejectedError } from "./errors.ts";
+import { classifyHttpStatus } from "./http-status.ts";
+import type { RepeatSummary } from "./repeat-guard.ts";
 
 /**
  * What `invokeTracked` (invoke-tracker.ts) saw of one failed `invoke`: its error and whether any
@@ -22,6 +24,7 @@ import { isRejectedError } from "./errors.ts";
  * - `written`: a request of the invoke had its head written (or may still be).
  * - `writtenRequests`: how many requests that was; absent = unknown (then a refusal is not trusted).
  * - `ioStarted`: any HTTP request or TCP socket was started in the invoke's async context.
+ * - `repeats`: repeats of one unsafe request within the invoke (repeat-guard.ts); absent = none seen.
  */
 export interface InvokeFailureEvidence {
   ok?: false;
@@ -29,6 +32,7 @@ export interface InvokeFailureEvidence {
   written: boolean;
   ioStarted: boolean;
   writtenRequests?: number;
+  repeats?: RepeatSummary;
 }
 
 /** JavaScript's built-in programming errors: thrown by code, never by the network. */
@@ -87,6 +91,8 @@ function isRefusalAnswer(error: unknown, c: Classification): boolean {
  * attempt).
  *
  * Rules, in order:
+ * 0. Repeats, for an invoke that refuses them ({@link classifyRepeats}): a repeat written → UNKNOWN
+ *    `REPEATED_WRITE` for a person; a repeat refused → the verdict of the one written request's answer.
  * 1. Provably nothing sent: `ioStarted` and `written` are false and the error is the tool's own code
  *    failing — a built-in TypeError/RangeError/ReferenceError/SyntaxError or a ZodError-like
  *    validation error, with no transport error in its `cause` chain (never a Tristate typed error)
@@ -107,6 +113,8 @@ function isRefusalAnswer(error: unknown, c: Classification): boolean {
  * @returns the outcome, reason code and message (and `httpStatus`/`retryAfterMs` when known).
  */
 export function classifyInvokeFailure(attempt: InvokeFailureEvidence, options: ClassifyOptions = {}): Classification {
+  const repeated = classifyRepeats(attempt, options, false);
+  if (repeated !== undefined) return repeated;
   const { error } = attempt;
   if (!attempt.ioStarted && !attempt.written && isToolCodeError(error)) {
     return {
@@ -134,4 +142,49 @@ export function classifyInvokeFailure(attempt: InvokeFailureEvidence, options: C
   };
   if (c.httpStatus !== undefined) unknown.httpStatus = c.httpStatus;
   return unknown;
+}
+
+/**
+ * The outcome of an invoke whose client repeated a written request, for an invoke that refuses
+ * repeats (its tool's remote does not dedupe a key; issue 21 §2, DESIGN.md rule 11), else undefined.
+ * - A repeat was written (it could not be refused: a node:http request on a reused keep-alive socket,
+ *   a request the tracker could not stop) → UNKNOWN `REPEATED_WRITE`: possibly more than one effect,
+ *   whatever the last answer said; every attempt in the message. No probe can count effects: a person.
+ * - Only refused repeats: the one written request's answer decides, as if the client had not retried
+ *   — its HTTP status through `classifyHttpStatus` (a refusal stands only when it was the invoke's one
+ *   written request, and never when the invoke returned anyway: `returned`); no answer → UNKNOWN
+ *   `AMBIGUOUS`. The error the client threw (the refusal, wrapped by the SDK) says nothing more.
+ * Never throws.
+ * @param attempt what the invoke tracker saw (`repeats`, `writtenRequests`).
+ * @param options per-tool overrides (`noEffectStatuses`) for the written request's status.
+ * @param returned true when the invoke returned a value despite a refused repeat (then never FAILED_NO_EFFECT).
+ */
+export function classifyRepeats(
+  attempt: Pick<InvokeFailureEvidence, "repeats" | "writtenRequests">,
+  options: ClassifyOptions,
+  returned: boolean,
+): Classification | undefined {
+  const r = attempt.repeats;
+  if (r === undefined || !r.guarded || (r.written === 0 && r.refused === 0)) return undefined;
+  if (r.written > 0) {
+    return {
+      outcome: "UNKNOWN",
+      code: "REPEATED_WRITE",
+      message:
+        `possibly more than one effect: the tool's client wrote the same request ${r.written + 1} times in one ` +
+        `invoke (its own retries) and the remote does not dedupe a key; a person decides. Attempts: ${r.evidence}`,
+    };
+  }
+  const refusal = `the client's repeat was refused before its head was written (rule 11). Attempts: ${r.evidence}`;
+  const status = r.refusedTargetStatus;
+  if (status === undefined) {
+    return { outcome: "UNKNOWN", code: "AMBIGUOUS", message: `the written request got no answer; ${refusal}` };
+  }
+  const verdict = classifyHttpStatus(status, options);
+  const message = `the written request answered ${status} (${verdict.reason}); ${refusal}`;
+  if (verdict.kind === "rejected" && !returned && attempt.writtenRequests === 1) {
+    return { outcome: "FAILED_NO_EFFECT", code: verdict.code, message, httpStatus: status };
+  }
+  const code = verdict.kind === "ambiguous" ? verdict.code : "AMBIGUOUS";
+  return { outcome: "UNKNOWN", code, message, httpStatus: status };
 }

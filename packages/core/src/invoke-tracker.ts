@@ -40,6 +40,19 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import diagnosticsChannel from "node:diagnostics_channel";
 import { isAmbiguousError, isDeadlineExceededError, isNotSentError, isRejectedError } from "./errors.ts";
+import { IoScope } from "./io-scope.ts";
+import {
+  answerStatus,
+  headNotYetOnWire,
+  isRepeat,
+  RepeatRefusedError,
+  type RepeatSummary,
+  type RequestAttempt,
+  requestTarget,
+  summariseRepeats,
+} from "./repeat-guard.ts";
+
+export { IoScope };
 
 /**
  * How long a failed invoke that started no I/O is watched before "nothing was sent" is concluded,
@@ -53,33 +66,6 @@ function isTristateError(error: unknown): boolean {
   return isNotSentError(error) || isRejectedError(error) || isAmbiguousError(error) || isDeadlineExceededError(error);
 }
 
-/**
- * What one scope (an invoke, or one `callHttp` request inside it) saw. Every event is applied to
- * the scope the request was attributed to and to all its ancestors, so a nested scope's writes
- * also mark the enclosing invoke. Internal to the package: read it through {@link invokeTracked}.
- */
-export class IoScope {
-  /** The enclosing scope, if any. */
-  readonly parent: IoScope | undefined;
-  /** True once any request or TCP socket was started in this scope. */
-  ioStarted = false;
-  /** Requests whose head was written (undici) or whose socket connected (node:http). */
-  writes = 0;
-  /** undici requests created in this scope (whether or not written). */
-  undiciRequests = 0;
-  /** Requests started in this scope that are neither written nor finished yet. */
-  readonly unsettled = new Set<object>();
-
-  constructor(parent: IoScope | undefined) {
-    this.parent = parent;
-  }
-
-  /** Whether anything was, or may still be, written in this scope. */
-  get maybeWritten(): boolean {
-    return this.writes > 0 || this.unsettled.size > 0;
-  }
-}
-
 interface TrackerState {
   storage: AsyncLocalStorage<IoScope>;
   /** Request object (undici `Request` or `http.ClientRequest`) → the scope it was created in. */
@@ -88,6 +74,8 @@ interface TrackerState {
   written: WeakSet<object>;
   /** Scopes of callers outside any invoke, keyed on their AbortSignal (one per executor call). */
   bySignal: WeakMap<AbortSignal, IoScope>;
+  /** Request object → what the tracker knows of it (method, target, written, answer). */
+  attempts: WeakMap<object, RequestAttempt>;
 }
 
 const STATE_KEY = Symbol.for("tristate.invoke-tracker.v1");
@@ -103,6 +91,8 @@ function requestOf(message: unknown): object | undefined {
 }
 
 function markWritten(state: TrackerState, request: object): void {
+  const attempt = state.attempts.get(request);
+  if (attempt !== undefined) attempt.written = true;
   const scope = state.owners.get(request);
   if (scope === undefined || state.written.has(request)) return;
   state.written.add(request);
@@ -113,18 +103,70 @@ function markWritten(state: TrackerState, request: object): void {
 }
 
 function settle(state: TrackerState, request: object): void {
+  const attempt = state.attempts.get(request);
+  if (attempt !== undefined) attempt.settled = true;
   const scope = state.owners.get(request);
   if (scope === undefined) return;
   chain(scope, (s) => s.unsettled.delete(request));
 }
 
-function start(state: TrackerState, request: object, scope: IoScope, undici: boolean): void {
+/**
+ * Attributes a new request to `scope` and its ancestors. Returns the refusal when the request
+ * repeats a written one of an invoke that refuses repeats (repeat-guard.ts); the caller fails the
+ * request with it before its head is written, or, when it cannot, passes `refused` false.
+ */
+function start(
+  state: TrackerState,
+  request: object,
+  scope: IoScope,
+  undici: boolean,
+  canRefuse: boolean,
+): RepeatRefusedError | undefined {
   state.owners.set(request, scope);
+  const target = requestTarget(request, undici);
+  const guard = guardOf(scope);
+  const refused = canRefuse && target !== undefined && guard !== undefined && isRepeat(guard.attempts, target);
+  const attempt: RequestAttempt | undefined =
+    target === undefined ? undefined : { ...target, written: false, settled: refused, refused };
+  if (attempt !== undefined) state.attempts.set(request, attempt);
   chain(scope, (s) => {
     s.ioStarted = true;
     if (undici) s.undiciRequests += 1;
-    s.unsettled.add(request);
+    if (attempt !== undefined) s.attempts.push(attempt);
+    if (!refused) s.unsettled.add(request);
   });
+  return refused && attempt !== undefined ? new RepeatRefusedError(attempt.method, attempt.target) : undefined;
+}
+
+/** The innermost scope of the chain that refuses repeats, if any. */
+function guardOf(scope: IoScope): IoScope | undefined {
+  for (let s: IoScope | undefined = scope; s !== undefined; s = s.parent) if (s.refuseRepeats) return s;
+  return undefined;
+}
+
+/**
+ * A node:http request that streams its body (got) publishes `http.client.request.start` only
+ * after its head went out. A new socket's first `connect` listener (registered at its creation,
+ * before Node's own, which writes the queued head) fails such a repeat before anything is written.
+ */
+function refuseOnConnect(state: TrackerState, scope: IoScope, socket: unknown): void {
+  if (!hasOnce(socket) || guardOf(scope) === undefined) return;
+  socket.once("connect", () => {
+    const request = (socket as { _httpMessage?: unknown })._httpMessage;
+    if (typeof request !== "object" || request === null || state.attempts.has(request)) return;
+    const target = requestTarget(request, false);
+    const guard = guardOf(scope);
+    if (target === undefined || guard === undefined || !isRepeat(guard.attempts, target)) return;
+    const refusal = start(state, request, scope, false, true);
+    if (refusal !== undefined) (socket as { destroy?: (error: Error) => void }).destroy?.(refusal);
+  });
+}
+
+/** Records the status of the answer head a request received (undici and node:http messages). */
+function answered(state: TrackerState, request: object, message: unknown): void {
+  const attempt = state.attempts.get(request);
+  const status = answerStatus(message);
+  if (attempt !== undefined && status !== undefined) attempt.status = status;
 }
 
 interface EventTarget {
@@ -169,11 +211,15 @@ function createState(): TrackerState {
     owners: new WeakMap(),
     written: new WeakSet(),
     bySignal: new WeakMap(),
+    attempts: new WeakMap(),
   };
   diagnosticsChannel.subscribe("undici:request:create", (message) => {
     const request = requestOf(message);
     const scope = state.storage.getStore();
-    if (request !== undefined && scope !== undefined) start(state, request, scope, true);
+    if (request === undefined || scope === undefined) return;
+    // undici's Request.onConnect aborts with `request.error`, if set, before the head is written.
+    const refusal = start(state, request, scope, true, true);
+    if (refusal !== undefined) (request as { error?: unknown }).error = refusal;
   });
   diagnosticsChannel.subscribe("undici:client:sendHeaders", (message) => {
     const request = requestOf(message);
@@ -181,7 +227,9 @@ function createState(): TrackerState {
   });
   diagnosticsChannel.subscribe("undici:request:headers", (message) => {
     const request = requestOf(message);
-    if (request !== undefined) markWritten(state, request);
+    if (request === undefined) return;
+    answered(state, request, message);
+    markWritten(state, request);
   });
   diagnosticsChannel.subscribe("undici:request:error", (message) => {
     const request = requestOf(message);
@@ -190,9 +238,10 @@ function createState(): TrackerState {
   diagnosticsChannel.subscribe("http.client.request.start", (message) => {
     const request = requestOf(message);
     const scope = state.storage.getStore();
-    if (request === undefined || scope === undefined) return;
-    start(state, request, scope, false);
-    watchClientRequest(state, request);
+    if (request === undefined || scope === undefined || state.attempts.get(request)?.refused) return;
+    const refusal = start(state, request, scope, false, headNotYetOnWire(request));
+    if (refusal === undefined) watchClientRequest(state, request);
+    else (request as { destroy?: (error: Error) => void }).destroy?.(refusal);
   });
   diagnosticsChannel.subscribe("http.client.request.error", (message) => {
     const request = requestOf(message);
@@ -200,14 +249,17 @@ function createState(): TrackerState {
   });
   diagnosticsChannel.subscribe("http.client.response.finish", (message) => {
     const request = requestOf(message);
-    if (request !== undefined) markWritten(state, request);
+    if (request === undefined) return;
+    answered(state, request, message);
+    markWritten(state, request);
   });
-  diagnosticsChannel.subscribe("net.client.socket", () => {
+  diagnosticsChannel.subscribe("net.client.socket", (message) => {
     const scope = state.storage.getStore();
     if (scope === undefined) return;
     chain(scope, (s) => {
       s.ioStarted = true;
     });
+    refuseOnConnect(state, scope, (message as { socket?: unknown } | null)?.socket);
   });
   return state;
 }
@@ -259,21 +311,46 @@ export function releaseUnsent(scope: IoScope): void {
  *   written (undici `sendHeaders`; node:http: its socket connected) or was still unsettled when the
  *   invoke ended (it may be written yet). When unsure, written.
  * - `writtenRequests`: how many such requests (written plus unsettled); 0 when `written` is false.
+ * - `repeats`: repeats of one unsafe request within the invoke, written or refused (repeat-guard.ts).
  * - `ioStarted`: true when any HTTP request or TCP socket was started in the invoke's async context,
  *   written or not. False means provably no network I/O through Node's HTTP clients or `net`.
  * Source: DESIGN.md rule 11; issue 9 §3.
  */
 export type InvokeAttempt<T> =
-  | { ok: true; value: T; written: boolean; ioStarted: boolean; writtenRequests: number }
-  | { ok: false; error: unknown; written: boolean; ioStarted: boolean; writtenRequests: number };
+  | { ok: true; value: T; written: boolean; ioStarted: boolean; writtenRequests: number; repeats: RepeatSummary }
+  | {
+      ok: false;
+      error: unknown;
+      written: boolean;
+      ioStarted: boolean;
+      writtenRequests: number;
+      repeats: RepeatSummary;
+    };
+
+/** Options of {@link invokeTracked}. */
+export interface InvokeTrackOptions {
+  /**
+   * Fail a repeat of a written request (same unsafe method and target, e.g. a client library's own
+   * retry) before its head is written, with a `RepeatRefusedError` (issue 21 §2). For tools whose
+   * remote does not dedupe a key. Default false. Where the head is already on the wire (a node:http
+   * request on a reused keep-alive socket) the repeat is not refused: `repeats.written` counts it.
+   */
+  refuseRepeats?: boolean;
+}
 
 function settleTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-function evidence(scope: IoScope): { written: boolean; ioStarted: boolean; writtenRequests: number } {
+function evidence(scope: IoScope): {
+  written: boolean;
+  ioStarted: boolean;
+  writtenRequests: number;
+  repeats: RepeatSummary;
+} {
   const writtenRequests = scope.writes + scope.unsettled.size;
-  return { written: writtenRequests > 0, ioStarted: scope.ioStarted, writtenRequests };
+  const repeats = summariseRepeats(scope.attempts, scope.refuseRepeats);
+  return { written: writtenRequests > 0, ioStarted: scope.ioStarted, writtenRequests, repeats };
 }
 
 /**
@@ -293,8 +370,12 @@ function evidence(scope: IoScope): { written: boolean; ioStarted: boolean; writt
  * @param fn the invoke, e.g. `() => tool.invoke(args, ctx)`.
  * @returns the {@link InvokeAttempt}: the value or error plus `written`, `writtenRequests`, `ioStarted`.
  */
-export async function invokeTracked<T>(fn: () => Promise<T>): Promise<InvokeAttempt<T>> {
+export async function invokeTracked<T>(
+  fn: () => Promise<T>,
+  options: InvokeTrackOptions = {},
+): Promise<InvokeAttempt<T>> {
   const scope = new IoScope(currentScope());
+  scope.refuseRepeats = options.refuseRepeats === true;
   try {
     const value = await state.storage.run(scope, fn);
     return { ok: true, value, ...evidence(scope) };

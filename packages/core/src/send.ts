@@ -1,7 +1,7 @@
 import { applied, writeInBackground } from "./background-write.ts";
 import { parseStoredArgs, storedArgsForHooks } from "./call-input.ts";
 import { type Classification, classifyError } from "./classify/index.ts";
-import { classifyInvokeFailure } from "./classify-invoke.ts";
+import { classifyInvokeFailure, classifyRepeats } from "./classify-invoke.ts";
 import { registeredCompensation } from "./compensation.ts";
 import type { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
@@ -15,6 +15,7 @@ import { recheckAt, storeNow } from "./lease.ts";
 import { envelopeFor } from "./record-envelope.ts";
 import { event } from "./record-events.ts";
 import { redactArgs } from "./redact.ts";
+import type { RepeatSummary } from "./repeat-guard.ts";
 import type { Runtime } from "./runtime.ts";
 import type { StoredResolution } from "./statuses.ts";
 import { timeoutSignal } from "./timeout-signal.ts";
@@ -50,8 +51,28 @@ export interface SendOptions {
 
 type Outcome =
   | { ok: true; value: unknown }
-  /** `evidence`: what the invoke wrote, when it ran (absent: it never ran, nothing was sent). */
-  | { ok: false; error: unknown; evidence?: Extract<InvokeAttempt<unknown>, { ok: false }> };
+  /**
+   * `evidence`: what the invoke wrote, when it ran (absent: it never ran, nothing was sent).
+   * `repeated`: the invoke returned, but its client repeated the request (issue 21 §2): what that means.
+   */
+  | {
+      ok: false;
+      error: unknown;
+      evidence?: Extract<InvokeAttempt<unknown>, { ok: false }>;
+      repeated?: { classification: Classification; repeats: RepeatSummary };
+    };
+
+function classifyOutcome(outcome: Extract<Outcome, { ok: false }>): Classification {
+  if (outcome.repeated) return outcome.repeated.classification;
+  return outcome.evidence ? classifyInvokeFailure(outcome.evidence) : classifyError(outcome.error);
+}
+
+/** Every attempt of a client's own retries, for the outcome event an operator reads (issue 21 §2). */
+function attemptsOf(tool: AnyTool, record: IntentRecord, outcome: Outcome): { attempts?: string } {
+  const repeats = outcome.ok ? undefined : (outcome.repeated?.repeats ?? outcome.evidence?.repeats);
+  if (repeats === undefined || repeats.written + repeats.refused === 0) return {};
+  return { attempts: redactArgs(tool, record.args, repeats.evidence) };
+}
 
 /**
  * Sends the persisted arguments of a PENDING record that this call owns (it holds `record.version`),
@@ -89,7 +110,7 @@ export async function sendOnce(
       sent.atEpochMs = sentAt;
       const durable = rt.durableOutcomes || !lostOutcomeIsCheap(tool, record, rt.clock.nowEpochMs());
       const outcomeEvent = (data: Record<string, string | number | boolean>) =>
-        event(rt, record.key, "outcome", { ...data, durationMs: now - sentAt });
+        event(rt, record.key, "outcome", { ...data, durationMs: now - sentAt, ...attemptsOf(tool, record, outcome) });
 
       if (outcome.ok) {
         let result: ReturnType<typeof toJson>;
@@ -121,7 +142,7 @@ export async function sendOnce(
         });
       }
 
-      const c = outcome.evidence ? classifyInvokeFailure(outcome.evidence) : classifyError(outcome.error);
+      const c = classifyOutcome(outcome);
       const error: IntentError = {
         code: c.code,
         message: redactArgs(tool, record.args, c.message),
@@ -153,8 +174,9 @@ export async function sendOnce(
           durable: true,
         });
       }
-      if (c.code === "PARTIAL_EFFECT") {
-        // Part of the request took effect: no probe can say "done" or "not done"; a person decides.
+      if (c.code === "PARTIAL_EFFECT" || c.code === "REPEATED_WRITE") {
+        // Part of the request took effect, or a client's own retry wrote it twice (issue 21 §2): no
+        // probe can say "done once" or "not done"; a person decides.
         return write(rt, tool, record, {
           patch: {
             status: "UNKNOWN",
@@ -208,9 +230,17 @@ async function invokeOnce(
   const { signal, dispose } = timeoutSignal(timeoutMs);
   try {
     // "Was anything written?" is answered for the whole invoke, every client's retries included (rule 11).
-    const attempt = await invokeTracked(() =>
-      tool.invoke(args, { idempotencyKey: wireKey(record), signal, timeoutMs, deadline, attempt: record.attempt }),
+    // A client's own retry of a written request is refused before its head is written unless the
+    // remote dedupes the key the retry carries again (issue 21 §2).
+    const policy = toolKindPolicy(tool.kind);
+    const attempt = await invokeTracked(
+      () =>
+        tool.invoke(args, { idempotencyKey: wireKey(record), signal, timeoutMs, deadline, attempt: record.attempt }),
+      { refuseRepeats: policy.hasEffect && !policy.remoteDedupesKey },
     );
+    const repeated = attempt.ok ? classifyRepeats(attempt, {}, true) : undefined;
+    if (repeated !== undefined)
+      return { ok: false, error: repeated.message, repeated: { classification: repeated, repeats: attempt.repeats } };
     if (attempt.ok) return { ok: true, value: attempt.value };
     return { ok: false, error: attempt.error, evidence: attempt };
   } finally {

@@ -116,6 +116,9 @@ export const REASON_CODES = [
   "AMBIGUOUS_IDENTITY_MATCH",
   // the remote answered that part of the request took effect (e.g. a 207 with failed items)
   "PARTIAL_EFFECT",
+  // one invoke wrote the same unsafe request more than once (a client library's own retry) to a
+  // remote that does not dedupe a key: possibly more than one effect; a person decides (rule 11)
+  "REPEATED_WRITE",
   // a probe found the request's item but its state does not tell whether the effect happened, and
   // no same-key read-back of the remote's stored answer is possible: a person decides (rule 5a)
   "FOUND_STATE_UNKNOWN",
