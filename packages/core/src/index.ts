@@ -95,6 +95,7 @@ export {
 } from "./intent-store.ts";
 export { type InvokeAttempt, invokeTracked } from "./invoke-tracker.ts";
 export { type JsonObject, type JsonValue, toJson } from "./json.ts";
+export { storableJson, storableValue } from "./stored-json.ts";
 export { MemoryIntentStore } from "./memory-intent-store.ts";
 export {
   isOperatorActionError,

@@ -7,6 +7,7 @@ import {
   parseRecordedCompensation,
   type StoredIntentEvent,
   type StoredResolution,
+  storableJson,
 } from "@tristate/core";
 
 /**
@@ -83,11 +84,13 @@ export function toIntentRecord(row: RecordRow): IntentRecord {
 
 /**
  * Serialises a JSON value for a `$n::jsonb` parameter. `pg` would turn JS arrays into PostgreSQL
- * arrays and strings into bare text, so every JSON parameter is sent as its JSON text.
+ * arrays and strings into bare text, so every JSON parameter is sent as its JSON text — in the form
+ * `jsonb` accepts (`storableJson`: NUL and lone surrogates a remote answered are kept as the literal
+ * text of their escapes, issue 21 §3).
  * @returns the JSON text, or null (SQL NULL) for `undefined`.
  */
 export function jsonParam(value: JsonValue | undefined): string | null {
-  return value === undefined ? null : JSON.stringify(value);
+  return value === undefined ? null : (storableJson(value) ?? null);
 }
 
 /**
@@ -102,7 +105,7 @@ export function timeParam(epochMs: number, field: string): Date {
 /** Events as one `jsonb` parameter, expanded in SQL by {@link insertEventsSql}. */
 export function eventsParam(events: IntentEvent[]): string {
   for (const e of events) timeParam(e.atEpochMs, "event atEpochMs");
-  return JSON.stringify(events.map((e) => ({ key: e.key, type: e.type, at: e.atEpochMs, data: e.data })));
+  return storableJson(events.map((e) => ({ key: e.key, type: e.type, at: e.atEpochMs, data: e.data }))) as string;
 }
 
 /**

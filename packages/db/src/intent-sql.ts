@@ -1,4 +1,10 @@
-import { type IntentEvent, type IntentPatch, isCompensationStep, type NewIntentRecord } from "@tristate/core";
+import {
+  type IntentEvent,
+  type IntentPatch,
+  isCompensationStep,
+  type NewIntentRecord,
+  storableJson,
+} from "@tristate/core";
 import { eventsParam, insertEventsSql, jsonParam, RECORD_COLUMNS, timeParam } from "./intent-row.ts";
 
 /** A parameterised statement for `pg` (`name` makes `pg` prepare it once per connection). */
@@ -117,7 +123,7 @@ export function listByIdentitySql(
     name: "tristate_list_by_identity_v2",
     text: `SELECT ${RECORD_COLUMNS} FROM intent_records
       WHERE tenant = $5 AND tool = $1 AND created_at >= $2 AND identity = $3::jsonb AND key <> $4 ORDER BY created_at, key`,
-    values: [tool, timeParam(sinceEpochMs, "sinceEpochMs"), JSON.stringify(identity), excludeKey, tenant],
+    values: [tool, timeParam(sinceEpochMs, "sinceEpochMs"), storableJson(identity), excludeKey, tenant],
   };
 }
 
@@ -149,11 +155,11 @@ export const PATCH_COLUMNS: Record<PatchKey, { column: string; cast: string; par
   },
   // `result: undefined` clears the result (SQL NULL), as MemoryIntentStore does when the key is present.
   result: { column: "result", cast: "::jsonb", param: jsonParam },
-  error: { column: "error", cast: "::jsonb", param: (v: object | null) => (v == null ? null : JSON.stringify(v)) },
+  error: { column: "error", cast: "::jsonb", param: (v: object | null) => (v == null ? null : storableJson(v)) },
   compensation: {
     column: "compensation",
     cast: "::jsonb",
-    param: (v: object | null) => (v == null ? null : JSON.stringify(v)),
+    param: (v: object | null) => (v == null ? null : storableJson(v)),
   },
   resolution: { column: "resolution", cast: '::"Resolution"', param: (v: string | null) => v },
   needsHuman: { column: "needs_human", cast: "::boolean", param: (v: boolean) => v },

@@ -9,6 +9,7 @@ import {
   type OperatorChange,
   type OperatorStore,
   parseRecordedCompensation,
+  storableValue,
 } from "@tristate/core";
 import { Prisma, type PrismaClient } from "./generated/prisma/client.ts";
 import { RECORD_COLUMNS, type RecordRow, toIntentRecord } from "./intent-row.ts";
@@ -73,7 +74,7 @@ class DuplicateActionId extends Error {}
 
 /** A record as a JSON snapshot for the audit table (`result` absent: none recorded). */
 export function recordSnapshot(record: IntentRecord): Prisma.InputJsonObject {
-  return JSON.parse(JSON.stringify(record)) as Prisma.InputJsonObject;
+  return storableValue(JSON.parse(JSON.stringify(record))) as Prisma.InputJsonObject;
 }
 
 /**

@@ -68,6 +68,8 @@ export {
   type RunAbortVia,
   recordedCompensationSchema,
   type StoredIntentEvent,
+  storableJson,
+  storableValue,
   systemClock,
   TENANT_PATTERN,
   TENANT_RULE_TEXT,
