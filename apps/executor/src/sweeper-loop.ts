@@ -80,6 +80,12 @@ export function startSweeper(options: {
           "sweeper reconciled a record",
         );
       }
+      for (const step of report.undone ?? []) {
+        options.logger.info(
+          { tenant, idempotency_key: step.key, step_id: step.stepId, tool: step.tool, outcome: step.outcome },
+          "sweeper undid an effect that settled after its run was aborted (rule 13)",
+        );
+      }
       if (report.left.length > 0) {
         options.logger.info(
           { tenant, left: report.left.length, idempotency_keys: report.left.slice(0, 20) },
