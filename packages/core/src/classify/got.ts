@@ -14,7 +14,8 @@ import { type ClientErrorAdapter, countAbove, isObject, responseStatus } from ".
 
 /**
  * got's (and ky's) adapter: an error named `HTTPError` with a `response` status →
- * `classifyHttpStatus`; `error.request.retryCount` or `error.response.retryCount` > 0 → retried.
+ * `classifyHttpStatus`; `error.request.retryCount` or `error.response.retryCount` > 0 → retried;
+ * ky's `NetworkError` (with its fetch `request`) → retried.
  * got's codes are Node's (`ECONNREFUSED`, `ETIMEDOUT`, …): Node's adapter classifies them.
  */
 export const got: ClientErrorAdapter = {
@@ -27,6 +28,11 @@ export const got: ClientErrorAdapter = {
       if (isObject(holder) && countAbove(holder.retryCount, 0))
         return `the client retried ${holder.retryCount} time(s)`;
     }
+    // ky v2 `source/errors/NetworkError.ts`: name "NetworkError" and the fetch `Request`; ky retries
+    // network errors (for its retry methods) and the error does not say how often (issue 21 §2).
+    const request = link.request;
+    if (link.name === "NetworkError" && isObject(request) && typeof request.method === "string")
+      return "ky retries network errors and does not say how many attempts it made";
     return undefined;
   },
 };

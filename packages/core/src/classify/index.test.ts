@@ -50,6 +50,8 @@ describe("the client adapter registry", () => {
       "got / ky",
       "bun",
       "aws-sdk v3",
+      "openai / @anthropic-ai/sdk",
+      "stripe",
     ]);
   });
 

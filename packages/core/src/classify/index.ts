@@ -28,6 +28,8 @@ import { bun } from "./bun.ts";
 import { classifyWith, createRegistry, judgeLinkWith } from "./engine.ts";
 import { got } from "./got.ts";
 import { nodeErrors } from "./node-errors.ts";
+import { stainless } from "./stainless.ts";
+import { stripe } from "./stripe.ts";
 import { undici } from "./undici.ts";
 
 export type {
@@ -43,7 +45,16 @@ export type { ClassifyOptions };
  * The client libraries whose errors {@link classifyError} knows, in the order their shape rules,
  * status readers and retry readers are asked (see `ClientErrorAdapter`). One line per library.
  */
-export const CLIENT_ADAPTERS: readonly ClientErrorAdapter[] = [nodeErrors, undici, axios, got, bun, awsSdk];
+export const CLIENT_ADAPTERS: readonly ClientErrorAdapter[] = [
+  nodeErrors,
+  undici,
+  axios,
+  got,
+  bun,
+  awsSdk,
+  stainless,
+  stripe,
+];
 
 const registry = createRegistry(CLIENT_ADAPTERS);
 
