@@ -1,6 +1,7 @@
 import { confirmationSubject } from "./confirmation-subject.ts";
 import type { ConfirmationVerdict } from "./confirmations.ts";
 import { type Envelope, refusalEnvelope } from "./envelope.ts";
+import { storeClockNow } from "./lease.ts";
 import type { Runtime } from "./runtime.ts";
 import type { AnyTool } from "./tool.ts";
 
@@ -39,10 +40,16 @@ function whyRefused(verdict: Refused): string {
  * A tool's confirmation policy (issue 4; issue 20 §2): above its threshold a call needs a token that
  * confirms this tenant, run, step, tool, identity and the canonical form of every argument that was
  * shown when it was issued. A token for other argument values is refused naming the arguments that
- * differ (`error.field` `args.<first>`), never their values.
+ * differ (`error.field` `args.<first>`), never their values. Expiry is judged by the store's clock
+ * (`storeClockNow`), the one `confirmations.issue` stamps it with (rule 9), never a replica's.
  * @returns a FAILED_NO_EFFECT envelope (`CONFIRMATION_REQUIRED`, `retry_safe: true`) when refused, else null.
+ * @throws whatever the store throws when its clock must be read and it is unreachable (only with a token).
  */
-export function confirmationRefusal(rt: Runtime, tool: AnyTool, input: ConfirmationPolicyInput): Envelope | null {
+export async function confirmationRefusal(
+  rt: Runtime,
+  tool: AnyTool,
+  input: ConfirmationPolicyInput,
+): Promise<Envelope | null> {
   if (!tool.confirmation) return null;
   const reason = tool.confirmation(input.args);
   if (reason === false) return null;
@@ -54,7 +61,8 @@ export function confirmationRefusal(rt: Runtime, tool: AnyTool, input: Confirmat
       tool,
       input.args,
     );
-    const answer = rt.confirmations?.verify(token, subject, rt.clock.nowEpochMs()) ?? {
+    // Expiry by the store's clock, as the token was issued (rule 9; issue 21 §6).
+    const answer = rt.confirmations?.verify(token, subject, await storeClockNow(rt)) ?? {
       ok: false as const,
       reason: "forged" as const,
       fields: [],

@@ -17,8 +17,31 @@ import type { AnyTool } from "./tool.ts";
  * else the executor's clock (in-memory stores in unit tests).
  * @throws whatever the store throws when it is unreachable.
  */
-export function storeNow(rt: Runtime): Promise<number> {
-  return rt.store.clockEpochMs ? rt.store.clockEpochMs() : Promise.resolve(rt.clock.nowEpochMs());
+export async function storeNow(rt: Runtime): Promise<number> {
+  if (!rt.store.clockEpochMs) return rt.clock.nowEpochMs();
+  const storeEpochMs = await rt.store.clockEpochMs();
+  rt.storeClock = { storeEpochMs, monotonicMs: rt.clock.monotonicMs() };
+  return storeEpochMs;
+}
+
+/** How long a reading of the store's clock is carried forward on a replica's monotonic clock: 10 s. */
+export const STORE_CLOCK_REUSE_MS = 10_000;
+
+/**
+ * The store's clock now, epoch ms, for comparisons that decide what evidence means but need not
+ * cost a round trip each (rule 9; issue 21 §6: key retention, confirmation expiry): the last
+ * {@link storeNow} reading carried forward on this replica's monotonic clock when it is at most
+ * {@link STORE_CLOCK_REUSE_MS} old — so the replica's wall clock, however skewed, never enters —
+ * else a fresh reading. Off by at most the reading's round trip (it counts from the answer).
+ * @throws whatever the store throws when a fresh reading is needed and the store is unreachable.
+ */
+export async function storeClockNow(rt: Runtime): Promise<number> {
+  const last = rt.storeClock;
+  if (last && rt.store.clockEpochMs) {
+    const sinceMs = rt.clock.monotonicMs() - last.monotonicMs;
+    if (sinceMs >= 0 && sinceMs <= STORE_CLOCK_REUSE_MS) return last.storeEpochMs + sinceMs;
+  }
+  return storeNow(rt);
 }
 
 /**

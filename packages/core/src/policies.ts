@@ -27,7 +27,7 @@ export interface PolicyInput {
  * @returns a FAILED_NO_EFFECT envelope when refused, else null.
  */
 export async function checkPolicies(rt: Runtime, tool: AnyTool, input: PolicyInput): Promise<Envelope | null> {
-  const confirmation = confirmationRefusal(rt, tool, input);
+  const confirmation = await confirmationRefusal(rt, tool, input);
   const refusal = confirmation ?? (await planRefusal(rt, tool, input));
   if (!refusal) return null;
   const prior = await rt.store.get(input.key);

@@ -3,6 +3,7 @@ import { classifyError } from "./classify/index.ts";
 import { contradicts, type LateEvidence, reopenForPerson } from "./contradicting-evidence.ts";
 import { type IntentRecord, wireKey } from "./intent-store.ts";
 import { type JsonValue, toJson } from "./json.ts";
+import { storeClockNow } from "./lease.ts";
 import { OperatorActionError } from "./operator/errors.ts";
 import { isFoundStateUnknown, isRefusedUnderKey } from "./probe-answer.ts";
 import { judgeIdentityMatch } from "./probing.ts";
@@ -80,8 +81,8 @@ export async function rerunProbes(rt: Runtime, key: string, timeoutMs?: number):
       field: "key",
     });
   }
-  const now = rt.clock.nowEpochMs();
-  const keyExpired = now - record.createdAtEpochMs > tool.keyRetentionMs;
+  // Key retention by the store's clock, which wrote `createdAt` (rule 9; issue 21 §6).
+  const keyExpired = (await storeClockNow(rt)) - record.createdAtEpochMs > tool.keyRetentionMs;
   const limit = timeoutMs ?? rt.probe.timeoutMs;
   const probes: ["key" | "identity", NonNullable<AnyTool["probe"]>][] = [];
   if (tool.probe) probes.push(["key", tool.probe]);

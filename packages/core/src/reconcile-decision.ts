@@ -27,7 +27,7 @@ export interface DecisionInput {
   record: DecisionRecord;
   tool: DecisionTool;
   trigger: ReconcileTrigger;
-  /** The record is within the tool's key retention (`keyRetentionMs`, executor clock). */
+  /** The record is within the tool's key retention (`keyRetentionMs`, by the store's clock). */
   keyValid: boolean;
   /** Sweeper passes after which a resend that brings no outcome goes to a person. */
   maxReconcileSweeps: number;

@@ -62,7 +62,7 @@ export interface GatherInput {
   trigger: ReconcileTrigger;
   /** No probe round of the current attempt is on record (see `reconcile`'s `freshAttempt`). */
   freshAttempt: boolean;
-  /** The record is within the tool's key retention (executor clock): a key probe's "absent" counts. */
+  /** The record is within the tool's key retention (by the store's clock): a key probe's "absent" counts. */
   keyValid: boolean;
   /** Absence counts only after the settle window, judged by the store's clock (rule 5b). */
   absenceMustBeProof: boolean;

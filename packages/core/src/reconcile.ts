@@ -3,7 +3,7 @@ import type { Envelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
 import { afterWrite, type ReconcileTrigger, stayUnknown, toHuman } from "./human-queue.ts";
 import type { IntentEvent, IntentRecord } from "./intent-store.ts";
-import { leasedUntil, settlesAtForSend, storeNow } from "./lease.ts";
+import { leasedUntil, settlesAtForSend, storeClockNow, storeNow } from "./lease.ts";
 import {
   absenceMustBeProof,
   type DecisionInput,
@@ -49,7 +49,8 @@ export async function reconcile(
     `reconcile ${tool.name}`,
     { "tristate.idempotency_key": record.key, "tristate.trigger": trigger },
     async () => {
-      const keyValid = rt.clock.nowEpochMs() - record.createdAtEpochMs <= tool.keyRetentionMs;
+      // Key retention by the store's clock, which wrote `createdAt` (rule 9; issue 21 §6).
+      const keyValid = (await storeClockNow(rt)) - record.createdAtEpochMs <= tool.keyRetentionMs;
       const evidence = await gatherEvidence(rt, {
         tool,
         record,

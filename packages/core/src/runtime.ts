@@ -56,6 +56,11 @@ export interface Runtime {
   minCallBudgetMs: number;
   /** First delay before the sweeper re-probes a record in the human queue, ms (doubles each time). */
   humanRecheckMs: number;
+  /**
+   * The last reading of the store's clock (`storeNow`): the store's epoch ms and this replica's
+   * monotonic ms when it was read, so `storeClockNow` can carry it forward without a round trip.
+   */
+  storeClock?: { storeEpochMs: number; monotonicMs: number };
   /** Verifies confirmation tokens for tools with a confirmation policy; absent: every such call is refused. */
   confirmations: ConfirmationVerifier | undefined;
 }

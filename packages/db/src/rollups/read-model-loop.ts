@@ -40,7 +40,7 @@ export function startReadModelLoop(prisma: PrismaClient, options: ReadModelLoopO
     }
     if (options.archiveAfterMs == null || stopped) return;
     try {
-      const olderThanEpochMs = Date.now() - options.archiveAfterMs;
+      const olderThanEpochMs = await archiveCutEpochMs(prisma, options.archiveAfterMs);
       for (let steps = 0; steps < 20 && !stopped; steps++) {
         if (!(await archiveIntents(prisma, { olderThanEpochMs })).more) break;
       }
@@ -67,4 +67,16 @@ export function startReadModelLoop(prisma: PrismaClient, options: ReadModelLoopO
       await done;
     },
   };
+}
+
+/**
+ * The archive's cut: the database's clock (`clock_timestamp()`) less `archiveAfterMs`, epoch ms.
+ * Records are stamped by the database's clock, so their age is judged by it, never by a replica's
+ * (rule 9; issue 21 §6): a replica whose clock runs ahead would otherwise archive records early.
+ * @throws whatever the database throws.
+ */
+export async function archiveCutEpochMs(prisma: PrismaClient, archiveAfterMs: number): Promise<number> {
+  const [row] = await prisma.$queryRaw<{ now: Date }[]>`SELECT clock_timestamp() AS now`;
+  if (!row) throw new Error("the database returned no clock_timestamp()");
+  return row.now.getTime() - archiveAfterMs;
 }

@@ -31,7 +31,8 @@ export const confirmationsIssueProcedure = operatorProcedure
   .mutation(async ({ ctx, input }) => {
     const { services } = ctx;
     const { subject, confirms } = await confirmationOf(ctx, input);
-    const now = services.now();
+    // The expiry in the database's clock, which every replica's verification reads (rule 9; issue 21 §6).
+    const now = await services.db.clockEpochMs();
     const ttlMs = input.ttlMs ?? DEFAULT_CONFIRMATION_TTL_MS;
     const token = services.confirmations.issue(subject, now, ttlMs);
     const key = subject.idempotencyKey;
