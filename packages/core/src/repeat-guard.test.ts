@@ -1,0 +1,146 @@
+import { once } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Cleanup } from "@tristate/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { closedOrigin } from "./classify/fixtures.ts";
+import { classifyError, links } from "./classify/index.ts";
+import { classifyInvokeFailure } from "./classify-invoke.ts";
+import { invokeTracked } from "./invoke-tracker.ts";
+
+// Issue 21 §2: what the invoke tracker refuses as a repeat, and what it lets through. Real loopback
+// sockets; effects are the requests the server read.
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+async function server(): Promise<{ origin: string; seen: string[] }> {
+  const seen: string[] = [];
+  const s = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      seen.push(`${req.method} ${req.url}`);
+      res.end("{}");
+    });
+  });
+  s.keepAliveTimeout = 10_000;
+  cleanup.server(s);
+  s.listen(0, "127.0.0.1");
+  await once(s, "listening");
+  return { origin: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, seen };
+}
+
+const post = (url: string, method = "POST") => fetch(url, { method, body: method === "GET" ? null : "{}" });
+
+/** A node:http request on a keep-alive agent (the head of a second request goes out on the reused socket). */
+function nodePost(url: string, agent: http.Agent): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: "POST", agent });
+    req.on("error", reject);
+    req.on("response", (res) => {
+      res.resume();
+      res.on("end", () => resolve());
+    });
+    req.end("{}");
+  });
+}
+
+describe("the repeat guard (issue 21 §2)", () => {
+  it("a second identical POST is refused before it is written; the remote sees one", async () => {
+    const remote = await server();
+    const attempt = await invokeTracked(
+      async () => {
+        await post(`${remote.origin}/refunds`);
+        await post(`${remote.origin}/refunds`);
+      },
+      { refuseRepeats: true },
+    );
+    expect(remote.seen).toEqual(["POST /refunds"]);
+    expect(attempt).toMatchObject({ ok: false, writtenRequests: 1, repeats: { written: 0, refused: 1 } });
+    if (attempt.ok) return;
+    expect(links(attempt.error).some((l) => (l as Error).name === "RepeatRefusedError")).toBe(true);
+    // From the error alone a refused repeat is never "not sent" (its code is no known code).
+    expect(classifyError(attempt.error).outcome).toBe("UNKNOWN");
+    // For the invoke: the one written request's answer (200) decides; the invoke did not return it.
+    expect(classifyInvokeFailure(attempt)).toMatchObject({ outcome: "UNKNOWN", code: "AMBIGUOUS", httpStatus: 200 });
+  });
+
+  it("without the guard (an idempotent_by_key tool) the same two POSTs both reach the remote", async () => {
+    const remote = await server();
+    const attempt = await invokeTracked(async () => {
+      await post(`${remote.origin}/refunds`);
+      await post(`${remote.origin}/refunds`);
+    });
+    expect(remote.seen).toEqual(["POST /refunds", "POST /refunds"]);
+    expect(attempt).toMatchObject({ ok: true, repeats: { guarded: false, written: 1 } });
+  });
+
+  it("lets through: GET repeats, POSTs to other targets, and a retry after a refused connection", async () => {
+    const remote = await server();
+    const closed = await closedOrigin();
+    const attempt = await invokeTracked(
+      async () => {
+        await post(`${remote.origin}/orders/1`, "GET");
+        await post(`${remote.origin}/orders/1`, "GET");
+        await post(`${remote.origin}/payment_intents`);
+        await post(`${remote.origin}/payment_intents/pi_1/confirm`);
+        for (let i = 0; i < 2; i++) await post(`${closed}/refunds`).catch(() => undefined);
+      },
+      { refuseRepeats: true },
+    );
+    expect(remote.seen).toEqual([
+      "GET /orders/1",
+      "GET /orders/1",
+      "POST /payment_intents",
+      "POST /payment_intents/pi_1/confirm",
+    ]);
+    expect(attempt).toMatchObject({ ok: true, repeats: { written: 0, refused: 0 } });
+  });
+
+  it("node:http on a reused keep-alive socket: the repeat cannot be refused, and is counted as written", async () => {
+    const remote = await server();
+    const agent = new http.Agent({ keepAlive: true });
+    cleanup.add(null, () => agent.destroy());
+    const attempt = await invokeTracked(
+      async () => {
+        await nodePost(`${remote.origin}/refunds`, agent);
+        await nodePost(`${remote.origin}/refunds`, agent);
+        throw new Error("the tool gave up");
+      },
+      { refuseRepeats: true },
+    );
+    expect(remote.seen).toEqual(["POST /refunds", "POST /refunds"]);
+    expect(attempt).toMatchObject({ ok: false, repeats: { written: 1, refused: 0 } });
+    if (attempt.ok) return;
+    const c = classifyInvokeFailure(attempt);
+    expect(c).toMatchObject({ outcome: "UNKNOWN", code: "REPEATED_WRITE" });
+    expect(c.message).toContain("possibly more than one effect");
+    expect(c.message).toContain("#1 written, answered 200; #2 written, answered 200");
+  });
+
+  it("node:http on a new connection: the repeat is refused before its socket writes", async () => {
+    const remote = await server();
+    const attempt = await invokeTracked(
+      async () => {
+        for (let i = 0; i < 2; i++) await nodePost(`${remote.origin}/refunds`, new http.Agent({ keepAlive: false }));
+      },
+      { refuseRepeats: true },
+    );
+    expect(remote.seen).toEqual(["POST /refunds"]);
+    expect(attempt).toMatchObject({ ok: false, repeats: { written: 0, refused: 1 } });
+  });
+
+  it("a nested invoke inside a guarded one is guarded too", async () => {
+    const remote = await server();
+    const attempt = await invokeTracked(
+      async () => {
+        await post(`${remote.origin}/refunds`);
+        const inner = await invokeTracked(() => post(`${remote.origin}/refunds`));
+        expect(inner.ok).toBe(false);
+      },
+      { refuseRepeats: true },
+    );
+    expect(remote.seen).toEqual(["POST /refunds"]);
+    expect(attempt.repeats).toMatchObject({ refused: 1 });
+  });
+});
