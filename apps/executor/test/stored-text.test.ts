@@ -100,3 +100,48 @@ describe("a 201 whose body holds text jsonb refuses is stored, the agent told, o
     expect(stack.remote.effects.length - before).toBe(1);
   });
 });
+
+describe("an outcome write the database refuses for good goes to a person, the agent gets an envelope", () => {
+  // A refusal no escaping prevents (as a jsonb over its size limits would be), injected in the real
+  // database: a trigger refusing a marked result with SQLSTATE 54000 (program limit exceeded).
+  beforeAll(async () => {
+    const prisma = stack.service.services.store.prisma;
+    await prisma.$executeRawUnsafe(`CREATE FUNCTION refuse_for_good() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.result::text LIKE '%refused-for-good%' THEN
+          RAISE EXCEPTION 'injected: this value can never be stored' USING ERRCODE = '54000';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await prisma.$executeRawUnsafe(
+      "CREATE TRIGGER refuse_for_good BEFORE UPDATE ON intent_records FOR EACH ROW EXECUTE FUNCTION refuse_for_good()",
+    );
+  });
+
+  for (const tool of ["refund_http", "issue_refund"]) {
+    it(`${tool}: 200 with an envelope, the record UNKNOWN in the human queue with the reason, one effect`, async () => {
+      const before = stack.remote.effects.length;
+      stack.remote.fault({ fields: { note: "refused-for-good" } });
+      const res = await stack.post("calls.execute", {
+        runId: "run-stored-text",
+        stepId: `${tool}-refused`,
+        tool,
+        args: { order_id: `RF-${tool}`, amount: 5 },
+        budgetMs: 10_000,
+      });
+      expect(res.status).toBe(200);
+      const envelope = res.json.result.data;
+      // A durable write answers after it: the person's record. A background one (issue_refund) told
+      // the agent SUCCEEDED from the remote's answer before the write, which then went to a person.
+      expect(envelope.status).toBe(tool === "refund_http" ? "UNKNOWN" : "SUCCEEDED");
+      if (tool === "refund_http") expect(envelope).toMatchObject({ retry_safe: false, resolution: "needs_human" });
+      const stored = await record(envelope.idempotency_key);
+      expect(stored).toMatchObject({ status: "UNKNOWN", resolution: "needs_human" });
+      expect(stored.error).toMatchObject({ code: "OUTCOME_NOT_STORABLE" });
+      expect(stored.error.message).toMatch(/remote answered that the effect happened.*54000/);
+      const queue = await stack.get("queue.list", undefined, stack.keys.operator);
+      expect(queue.json.result.data.items.map((i: Json) => i.key)).toContain(envelope.idempotency_key);
+      expect(stack.remote.effects.length - before).toBe(1);
+    });
+  }
+});

@@ -96,6 +96,7 @@ export {
 export { type InvokeAttempt, invokeTracked } from "./invoke-tracker.ts";
 export { type JsonObject, type JsonValue, toJson } from "./json.ts";
 export { storableJson, storableValue } from "./stored-json.ts";
+export { isWriteRefusedError, WriteRefusedError } from "./write-refused.ts";
 export { MemoryIntentStore } from "./memory-intent-store.ts";
 export {
   isOperatorActionError,

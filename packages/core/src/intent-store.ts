@@ -301,6 +301,8 @@ export interface IntentStore {
    * Compare-and-set: applies `patch` only if the stored version equals `expectedVersion`, bumps the
    * version, sets `updatedAtEpochMs = nowEpochMs`, and appends `events` in the same transaction.
    * @returns the updated record, or null when the version did not match (someone else changed it).
+   * @throws WriteRefusedError when the store refuses these values for good (the same write can never
+   *   succeed: PostgreSQL's data exceptions and program limits); other errors are taken as transient.
    */
   update(
     key: string,

@@ -22,6 +22,8 @@ import { timeoutSignal } from "./timeout-signal.ts";
 import type { AnyTool } from "./tool.ts";
 import { toolKindPolicy } from "./tool-kind-policy.ts";
 import { inSpan } from "./tracing.ts";
+import { outcomeNotStorable } from "./unstorable-outcome.ts";
+import { isWriteRefusedError } from "./write-refused.ts";
 
 /** What {@link sendOnce} did. */
 export type SendResult =
@@ -371,7 +373,14 @@ async function write(
     rt.pendingOutcomes.set(record.key, done);
     return { kind: "settled", record: predicted, envelope: envelopeFor(rt, predicted, false) };
   }
-  const updated = await rt.store.update(record.key, record.version, w.patch, w.events, w.now, { durable: w.durable });
+  let updated: IntentRecord | null;
+  try {
+    updated = await rt.store.update(record.key, record.version, w.patch, w.events, w.now, { durable: w.durable });
+  } catch (error) {
+    // Refused for good (a value the log can never hold): a person decides, never a retry forever (issue 21 §3).
+    if (!isWriteRefusedError(error)) throw error;
+    updated = await outcomeNotStorable(rt, tool, record, w, error);
+  }
   if (updated) {
     return updated.status === "UNKNOWN"
       ? { kind: "unknown", record: updated }

@@ -122,6 +122,10 @@ export const REASON_CODES = [
   // a probe found the request's item but its state does not tell whether the effect happened, and
   // no same-key read-back of the remote's stored answer is possible: a person decides (rule 5a)
   "FOUND_STATE_UNKNOWN",
+  // the remote answered, but the intent log refused to store that outcome for good (a value its
+  // database can never hold, not a transient failure): a person decides, the answer's status and the
+  // database's reason kept on the record (issue 21 §3)
+  "OUTCOME_NOT_STORABLE",
   // operator
   "OPERATOR_CONFIRMED_NO_EFFECT",
   // compensation (sagas)

@@ -34,6 +34,7 @@ import {
   type Statement,
   updateSql,
 } from "./intent-sql.ts";
+import { refusingForGood } from "./refused-write.ts";
 import { restoreArchivedSql } from "./restore-archived-sql.ts";
 import { getRunAbortSql, listUndoDueSql, markRunAbortedSql, type RunAbortRow, toRunAbort } from "./run-abort-sql.ts";
 import type { BatchedUpdate } from "./update-batch-sql.ts";
@@ -304,7 +305,8 @@ export class PrismaIntentStore implements IntentStore {
 
   /**
    * @inheritdoc
-   * @throws RangeError for a non-finite time; pg errors (e.g. an invalid enum value) when the write fails.
+   * @throws RangeError for a non-finite time; WriteRefusedError when PostgreSQL refuses the values for
+   *   good (refused-write.ts); other pg errors when the write fails.
    */
   async update(
     key: string,
@@ -317,14 +319,16 @@ export class PrismaIntentStore implements IntentStore {
     const durable = options?.durable !== false;
     const onlyIfLeaseExpired = options?.onlyIfLeaseExpired === true;
     const updates = this.#shared.updates;
-    if (updates) {
-      const tenant = this.tenant;
-      return updates.write({ tenant, key, expectedVersion, patch, events, nowEpochMs, durable, onlyIfLeaseExpired });
-    }
-    const [row] = await this.#query(
-      updateSql(this.tenant, key, expectedVersion, patch, events, nowEpochMs, { durable, onlyIfLeaseExpired }),
-    );
-    return row ? toIntentRecord(row) : null;
+    return refusingForGood(async () => {
+      if (updates) {
+        const tenant = this.tenant;
+        return updates.write({ tenant, key, expectedVersion, patch, events, nowEpochMs, durable, onlyIfLeaseExpired });
+      }
+      const [row] = await this.#query(
+        updateSql(this.tenant, key, expectedVersion, patch, events, nowEpochMs, { durable, onlyIfLeaseExpired }),
+      );
+      return row ? toIntentRecord(row) : null;
+    });
   }
 
   /**

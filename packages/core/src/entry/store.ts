@@ -76,6 +76,8 @@ export {
   TOOL_KINDS,
   type ToolKind,
   toJson,
+  isWriteRefusedError,
   type WriteOptions,
+  WriteRefusedError,
   wireKey,
 } from "../index.ts";
