@@ -2,14 +2,14 @@ import { Deadline } from "../deadline.ts";
 import type { Envelope } from "../envelope.ts";
 import { isDeadlineExceededError } from "../errors.ts";
 import type { IntentPatch, IntentRecord } from "../intent-store.ts";
-import { leasedUntil, settlesAtForSend } from "../lease.ts";
+import { leasedUntil, settlesAtForSend, storeNow } from "../lease.ts";
 import type { OperatorStore } from "../operator-store.ts";
 import { envelopeFor } from "../record-envelope.ts";
 import type { Runtime } from "../runtime.ts";
 import { sendOnce } from "../send.ts";
 import type { AnyTool } from "../tool.ts";
-import { applyAudited } from "./audit.ts";
-import { OperatorActionError } from "./errors.ts";
+import { type AuditedChange, applyAudited } from "./audit.ts";
+import { isOperatorActionError, OperatorActionError } from "./errors.ts";
 import { type OperatorActionInput, type OperatorActionResult, RESEND_SLACK_MS } from "./input.ts";
 import type { OperatorOptions } from "./options.ts";
 
@@ -63,10 +63,9 @@ export async function resendAsOperator(
     settlesAtEpochMs: await settlesAtForSend(rt, tool, deadline),
   };
 
-  const applied = await applyAudited(rt, store, record, input, now, patch, {
-    toStatus: "PENDING",
-    attempt: record.attempt + 1,
-  });
+  const applied = await committedOrThrow(rt, store, input, () =>
+    applyAudited(rt, store, record, input, now, patch, { toStatus: "PENDING", attempt: record.attempt + 1 }),
+  );
   if (applied.kind === "answered") return applied.result;
 
   const sent = await sendOnce(rt, tool, applied.record, deadline, timeoutMs, {
@@ -102,4 +101,38 @@ export async function resendAsOperator(
     keyExpired: options.keyExpired,
     warnings: options.resendWarnings,
   };
+}
+
+/**
+ * The audited change of a resend, also when its COMMIT's answer was lost (issue 21 §7): the audit
+ * log must record only what happened, and its row says "resent". When the change throws anything but
+ * a refusal, the operatorActionId's audit row tells whether it committed: not there → nothing
+ * happened, the error is thrown; there, with the record still as that change left it (PENDING, this
+ * attempt, its lease running) → the change is applied, and the resend is sent as the row says.
+ * Otherwise (the row is there but the lease has passed, or the log cannot be read) the error is
+ * thrown and the record is a stale PENDING that the sweeper reconciles (a same-key resend at most).
+ * @throws the change's own error when it did not commit, or cannot be shown to have.
+ */
+async function committedOrThrow(
+  rt: Runtime,
+  store: OperatorStore,
+  input: OperatorActionInput,
+  change: () => Promise<AuditedChange>,
+): Promise<AuditedChange> {
+  try {
+    return await change();
+  } catch (error) {
+    if (isOperatorActionError(error)) throw error;
+    const audit = await store.findAudit(input.operatorActionId).catch(() => null);
+    if (!audit || audit.key !== input.key || audit.action !== "resend_same_key") throw error;
+    const current = await rt.store.get(input.key).catch(() => null);
+    // The lease is judged by the store's clock (rule 9), as the sweeper that would take it over judges it.
+    const untouched =
+      current !== null &&
+      current.version === audit.after.version &&
+      current.status === "PENDING" &&
+      current.leaseUntilEpochMs > (await storeNow(rt).catch(() => Number.POSITIVE_INFINITY));
+    if (!untouched) throw error;
+    return { kind: "applied", record: current, audit };
+  }
 }
