@@ -76,7 +76,7 @@ function allowedEffects(a: AbortedRun, effects: readonly LoggedEffect[]) {
  * Judges the aborted runs (and fixes up their Tristate scores: `aborted`, duplicates against the
  * ground truth plus reversals, no gaps). `scores` maps task id → Tristate's score.
  */
-export async function judgeAborts(
+async function judgeAborts(
   target: { executorUrl: string; adminKey: string; serviceUrl: string },
   aborted: readonly AbortedRun[],
   scores: Map<string, TaskScore>,
@@ -151,4 +151,22 @@ export async function judgeAborts(
     }
   }
   return { totals, perTask };
+}
+
+/**
+ * {@link judgeAborts} over the replay's task results: fixes up their Tristate scores and attaches
+ * each aborted task's `abort`.
+ */
+export async function judgeAbortedTasks(
+  target: { executorUrl: string; adminKey: string; serviceUrl: string },
+  aborted: readonly AbortedRun[],
+  results: { taskId: string; scores: { tristate: TaskScore }; abort?: TaskAbort }[],
+  share: number,
+): Promise<{ totals: AbortTotals; perTask: Map<string, TaskAbort> }> {
+  const judged = await judgeAborts(target, aborted, new Map(results.map((r) => [r.taskId, r.scores.tristate])), share);
+  for (const r of results) {
+    const a = judged.perTask.get(r.taskId);
+    if (a) r.abort = a;
+  }
+  return judged;
 }

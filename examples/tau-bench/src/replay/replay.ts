@@ -11,7 +11,7 @@ import { loadOracle, loadTasks, type OracleEntry } from "../domain/tasks.ts";
 import { TOOLS } from "../domain/tools.ts";
 import type { RealismTable } from "../service/realism.ts";
 import { abortDriver, abortPlanOf } from "./abort-fault.ts";
-import { type AbortedRun, type AbortTotals, judgeAborts, type TaskAbort } from "./abort-judge.ts";
+import { type AbortedRun, type AbortTotals, judgeAbortedTasks, type TaskAbort } from "./abort-judge.ts";
 import {
   AGENTS,
   type AgentName,
@@ -323,18 +323,8 @@ export async function replayTasks(
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, tasks.length)) }, worker));
 
-  const judged = options.abort
-    ? await judgeAborts(
-        { executorUrl: env.executorUrl, adminKey: env.adminKey, serviceUrl: env.serviceUrls.tristate },
-        aborted,
-        new Map(results.map((r) => [r.taskId, r.scores.tristate])),
-        options.abort.share,
-      )
-    : null;
-  for (const r of results) {
-    const a = judged?.perTask.get(r.taskId);
-    if (a) r.abort = a;
-  }
+  const target = { executorUrl: env.executorUrl, adminKey: env.adminKey, serviceUrl: env.serviceUrls.tristate };
+  const judged = options.abort ? await judgeAbortedTasks(target, aborted, results, options.abort.share) : null;
   const humanQueue = await humanQueueOf(env.executorUrl, env.adminKey, `${replayId}.`);
   for (const item of humanQueue) {
     const taskId = item.runId.slice(replayId.length + 1);
@@ -351,23 +341,8 @@ export async function replayTasks(
     replayId,
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
-    machine: {
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? "unknown",
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-    },
-    options: {
-      faultRate: env.faults.rate,
-      faultMix: env.faults.mix as Record<string, number>,
-      lagMs: env.faults.lagMs,
-      lagResponse: env.faults.lagResponse,
-      hangMs: env.faults.hangMs,
-      settleMs: env.settleMs,
-      seed: env.faults.seed,
-      concurrency: options.concurrency,
-      tasks: tasks.length,
-    },
+    machine: machine(),
+    options: reportOptions(env, options.concurrency, tasks.length),
     database: env.databaseLabel,
     totals,
     targets: {
@@ -379,5 +354,30 @@ export async function replayTasks(
     aborts: judged?.totals ?? null,
     humanQueue,
     tasks: results,
+  };
+}
+
+/** The machine the replay ran on. */
+function machine(): ReplayReport["machine"] {
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? "unknown",
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+  };
+}
+
+/** The report's `options`: the fault timing and the catalog's settle windows. */
+function reportOptions(env: ReplayEnvironment, concurrency: number, tasks: number): ReplayReport["options"] {
+  return {
+    faultRate: env.faults.rate,
+    faultMix: env.faults.mix as Record<string, number>,
+    lagMs: env.faults.lagMs,
+    lagResponse: env.faults.lagResponse,
+    hangMs: env.faults.hangMs,
+    settleMs: env.settleMs,
+    seed: env.faults.seed,
+    concurrency,
+    tasks,
   };
 }
