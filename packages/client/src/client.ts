@@ -93,13 +93,15 @@ export interface TristateClient {
    */
   execute(input: ExecuteInput, options?: RequestOptions): Promise<Envelope>;
   /**
-   * Aborts a run (`runs.abort`): unsettled effects reconciled, confirmed ones compensated latest
-   * step first, UNKNOWN ones left for a person. Idempotent.
-   * @param run the run id, or `{ runId, deadlineEpochMs? | budgetMs? }`.
+   * Aborts a run (`runs.abort`): recorded with the run first (this key, `reason`, the server's time),
+   * so a new step of the run is refused and a step still in flight is undone when it settles;
+   * unsettled effects reconciled, confirmed ones compensated latest step first, UNKNOWN ones left for
+   * a person. Idempotent (a later abort keeps the first one's who and why).
+   * @param run the run id, or `{ runId, reason?, deadlineEpochMs? | budgetMs? }`.
    * @param time the turn's deadline when `run` is an id.
    */
   abortRun(
-    run: string | ({ runId: string } & TurnTime),
+    run: string | ({ runId: string; reason?: string } & TurnTime),
     time?: TurnTime,
     options?: RequestOptions,
   ): Promise<AbortReport>;
@@ -178,7 +180,12 @@ export function createTristateClient(options: TristateClientOptions): TristateCl
     },
     abortRun(run, time, requestOptions) {
       const runId = typeof run === "string" ? run : run.runId;
-      const wire = { runId, ...wireTime(typeof run === "string" ? time : { ...run, ...time }) };
+      const reason = typeof run === "string" ? undefined : run.reason;
+      const wire = {
+        runId,
+        ...(reason !== undefined ? { reason } : {}),
+        ...wireTime(typeof run === "string" ? time : { ...run, ...time }),
+      };
       return callProcedure<AbortReport>(transport, {
         kind: "mutation",
         procedure: "runs.abort",

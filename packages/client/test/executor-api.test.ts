@@ -104,7 +104,16 @@ describe("@tristate/client against the running executor on PostgreSQL", () => {
     expect(report.runId).toBe("run-plan");
     expect(report.steps.map((s) => s.stepId)).toContain("refund");
     expect(typeof report.summary).toBe("string");
-    expect(await client.abortRun({ runId: "run-plan" })).toMatchObject({ runId: "run-plan" });
+    expect(report.abort).toMatchObject({ runId: "run-plan", via: "agent", reason: "" });
+    // A later abort keeps the first one's who and why (rule 13); a first abort records its reason.
+    expect(await client.abortRun({ runId: "run-plan", reason: "late" })).toMatchObject({
+      runId: "run-plan",
+      abort: { reason: "" },
+    });
+    expect(await client.abortRun({ runId: "run-why", reason: "the user cancelled" })).toMatchObject({
+      abort: { runId: "run-why", reason: "the user cancelled" },
+      complete: true,
+    });
     const bad = await client
       .declarePlan({ runId: "run-plan", steps: [{ stepId: "x", tool: "nope" }] })
       .catch((e: unknown) => e);
