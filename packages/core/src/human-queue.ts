@@ -4,7 +4,7 @@
  */
 import type { Envelope } from "./envelope.ts";
 import type { IntentError, IntentEvent, IntentPatch, IntentRecord } from "./intent-store.ts";
-import { dueWhenLeaseEnds, recheckAt } from "./lease.ts";
+import { dueWhenLeaseEnds, recheckAt, storeClockNow } from "./lease.ts";
 import { envelopeFor } from "./record-envelope.ts";
 import { event } from "./record-events.ts";
 import type { Runtime } from "./runtime.ts";
@@ -34,7 +34,7 @@ export function humanRecheckAt(
 
 /**
  * Puts a record in the human queue (UNKNOWN, `needsHuman`). While it waits, the sweeper takes it at
- * its next re-check time ({@link humanRecheckAt}; none: only a person settles it).
+ * its next re-check time ({@link humanRecheckAt}, counted from the store's clock; none: only a person settles it).
  */
 export async function toHuman(
   rt: Runtime,
@@ -57,7 +57,8 @@ export async function toHuman(
       resolution: null,
       error,
       reconcileSweeps: sweeps,
-      ...recheckAt(record, humanRecheckAt(rt, recheck.tool, sweeps, now)),
+      // The re-check time in the store's clock, which the sweeper takes it by (rule 9; issue 21 §6).
+      ...recheckAt(record, humanRecheckAt(rt, recheck.tool, sweeps, await storeClockNow(rt))),
     },
     again ? events : [...events, event(rt, record.key, "needs_human", { code, reason: why })],
     now,

@@ -78,6 +78,31 @@ describe("times that decide evidence are judged by the database's clock (real Po
     });
   });
 
+  describe("a human-queue record's re-check time", () => {
+    const HUMAN_RECHECK_MS = 30_000;
+    /** A record sent to a person on its first reconciliation (its key expired at once: 1 ms retention). */
+    async function queued(offsetMs: number) {
+      const ex = timingExecutor(store, [keyedRefund(1)], {
+        clock: skewedClock(offsetMs),
+        humanRecheckMs: HUMAN_RECHECK_MS,
+      });
+      remote.fault({ commit: false, answer: "reset" });
+      const before = await store.clockEpochMs();
+      const env = await call(ex, input(`recheck${offsetMs}`));
+      const after = await store.clockEpochMs();
+      expect(env).toMatchObject({ status: "UNKNOWN", error: { code: "KEY_RETENTION_EXPIRED" } });
+      return { recheck: (await mustGet(store, env.idempotency_key)).recheckAtEpochMs!, before, after };
+    }
+
+    it(`is counted from the database's clock: a replica ${AHEAD_MS} ms ahead does not put it off a minute, one ${-BEHIND_MS} ms behind does not bring it forward`, async () => {
+      for (const offset of [AHEAD_MS, BEHIND_MS]) {
+        const { recheck, before, after } = await queued(offset);
+        expect(recheck).toBeGreaterThanOrEqual(before + HUMAN_RECHECK_MS);
+        expect(recheck).toBeLessThanOrEqual(after + HUMAN_RECHECK_MS);
+      }
+    });
+  });
+
   describe("probe.rerun's keyExpired", () => {
     it(`a replica ${AHEAD_MS} ms ahead reports a fresh record's key unexpired; one ${-BEHIND_MS} ms behind reports an old one expired`, async () => {
       const tool = keyedRefund(30_000);
