@@ -67,7 +67,18 @@ const columns: Columns<RunSummary> = [
   }),
   col.accessor("status", {
     header: "Status",
-    cell: (c) => <span data-status={c.getValue()}>{runStatusLabel(c.getValue())}</span>,
+    cell: (c) => (
+      <>
+        <span data-status={c.getValue()}>{runStatusLabel(c.getValue())}</span>
+        {/* Aborted (rule 13) with a step still in flight or waiting for a person: its status says open or attention. */}
+        {c.row.original.abortedAtEpochMs !== null && c.getValue() !== "aborted" ? (
+          <span className="muted small" data-testid="run-aborted-flag">
+            {" "}
+            · aborted
+          </span>
+        ) : null}
+      </>
+    ),
     meta: { testId: "run-status" },
   }),
   col.accessor("startedAtEpochMs", {
