@@ -10,20 +10,11 @@ import { createTauService, mulberry32, tauBenchDataDir } from "@tristate/example
 import { loadReplayTasks, REVERSALS, type ReplayTask } from "@tristate/example-tau-bench/replay";
 import { type AbortAnswer, abortRaceOne, type LiveRun, raceHooks, sendAbort } from "./abort-race.ts";
 import { type AgentPool, type AgentResult, runAgent } from "./agent.ts";
-import {
-  addViolations,
-  checkerSelfTest,
-  checkTask,
-  NO_ABORTS,
-  NO_VIOLATIONS,
-  type TaskObservation,
-  tallyAbort,
-  violationCount,
-} from "./checker.ts";
+import { addViolations, checkRound, NO_VIOLATIONS, type TaskObservation, violationCount } from "./checker.ts";
 import { emptyCounts, type FaultCounts, runSchedule } from "./faults.ts";
 import { observeRound, operatorAction, waitSettled } from "./observe.ts";
 import type { CampaignOptions } from "./options.ts";
-import { createTempCluster, freePort } from "./postgres.ts";
+import { createTempCluster, freePort, type TempCluster } from "./postgres.ts";
 import { ReplicaSet } from "./replicas.ts";
 import type { CampaignReport, RoundReport } from "./report.ts";
 
@@ -131,17 +122,7 @@ export async function runCampaign(
         Array.from({ length: options.concurrency }, async (_, slot) => {
           for (let n = 0; n === 0 || Date.now() - roundStart < options.roundMs; n++) {
             const task = nextTask();
-            const r: LiveRun = {
-              task,
-              runId: `${prefix}.s${slot}t${n}.${task.id}`,
-              tenant: `r${round}s${slot}t${n}`,
-              aborted: false,
-              race: null,
-              abort: null,
-              inFlight: null,
-              begun: 0,
-              result: null,
-            };
+            const r = newRun(task, `${prefix}.s${slot}t${n}.${task.id}`, `r${round}s${slot}t${n}`);
             runs.push(r);
             const halt = () => (r.aborted ? "aborted" : Date.now() - roundStart > cutoffMs ? "timeout" : null);
             const hooks = raceHooks(r, fire, random);
@@ -182,33 +163,8 @@ export async function runCampaign(
       await agents;
       const faultMs = Date.now() - roundStart;
       await replicas.allUp();
-      const settle = await waitSettled(cluster.pool, prefix, options.settleTimeoutMs, {
-        runIds: runs.filter((r) => r.aborted || r.race?.sent).map((r) => r.runId),
-        tools: Object.keys(REVERSALS),
-      });
-      const observations: TaskObservation[] = await observeRound(
-        cluster.pool,
-        serviceUrl,
-        runs.map((r) => ({
-          task: r.task,
-          runId: r.runId,
-          tenant: r.tenant,
-          aborted: r.aborted || Boolean(r.race?.sent),
-          // When the abort was answered (null: never; the abort check then only counts reversals).
-          ...(r.aborted || r.race?.sent ? { abortAnsweredAt: r.abort?.answeredAt ?? null } : {}),
-          agent: r.result as AgentResult,
-        })),
-      );
-      let violations = NO_VIOLATIONS;
-      let aborts = NO_ABORTS;
-      const details: string[] = [];
-      for (const o of observations) {
-        const c = checkTask(o);
-        violations = addViolations(violations, c.violations);
-        if (c.abort) aborts = tallyAbort(aborts, c.abort);
-        details.push(...c.details);
-      }
-      const planted = checkerSelfTest(observations);
+      const { settle, observations } = await settleAndObserve(cluster.pool, serviceUrl, prefix, runs, options);
+      const { violations, aborts, details, planted } = checkRound(observations);
       total = addViolations(total, violations);
       const report: RoundReport = {
         round,
@@ -257,6 +213,42 @@ export async function runCampaign(
     unexpectedExits: unexpectedExits(),
     exits: replicas.replicas.flatMap((r) => r.crashes.map((c) => ({ replica: r.index, ...c }))),
   };
+}
+
+/** A fresh task run of a round. */
+function newRun(task: ReplayTask, runId: string, tenant: string): LiveRun {
+  return { task, runId, tenant, aborted: false, race: null, abort: null, inFlight: null, begun: 0, result: null };
+}
+
+/**
+ * Waits until the round settled (and the undos of its recorded aborts), then reads every run's
+ * records and effects; an aborted run carries when its abort was answered (null: never).
+ */
+async function settleAndObserve(
+  db: TempCluster["pool"],
+  serviceUrl: string,
+  prefix: string,
+  runs: readonly LiveRun[],
+  options: CampaignOptions,
+): Promise<{ settle: { waitedMs: number }; observations: TaskObservation[] }> {
+  const isAborted = (r: LiveRun) => r.aborted || Boolean(r.race?.sent);
+  const settle = await waitSettled(db, prefix, options.settleTimeoutMs, {
+    runIds: runs.filter(isAborted).map((r) => r.runId),
+    tools: Object.keys(REVERSALS),
+  });
+  const observations = await observeRound(
+    db,
+    serviceUrl,
+    runs.map((r) => ({
+      task: r.task,
+      runId: r.runId,
+      tenant: r.tenant,
+      aborted: isAborted(r),
+      ...(isAborted(r) ? { abortAnsweredAt: r.abort?.answeredAt ?? null } : {}),
+      agent: r.result as AgentResult,
+    })),
+  );
+  return { settle, observations };
 }
 
 function countStops(results: readonly (AgentResult | null)[]): Record<string, number> {

@@ -294,3 +294,22 @@ export function checkerSelfTest(observations: readonly TaskObservation[]): {
   const abort = checkTask(plantedUnreversedAbort(base)).violations;
   return { duplicate: dup.duplicates > 0, gap: gap.silentGaps > 0, abort: abort.abortUndone > 0 };
 }
+
+/** Checks every task of a round, tallies its aborted runs, and runs the planted self-test. */
+export function checkRound(observations: readonly TaskObservation[]): {
+  violations: Violations;
+  aborts: AbortTally;
+  details: string[];
+  planted: ReturnType<typeof checkerSelfTest>;
+} {
+  let violations = NO_VIOLATIONS;
+  let aborts = NO_ABORTS;
+  const details: string[] = [];
+  for (const o of observations) {
+    const c = checkTask(o);
+    violations = addViolations(violations, c.violations);
+    if (c.abort) aborts = tallyAbort(aborts, c.abort);
+    details.push(...c.details);
+  }
+  return { violations, aborts, details, planted: checkerSelfTest(observations) };
+}
