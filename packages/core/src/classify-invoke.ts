@@ -152,8 +152,8 @@ export function classifyInvokeFailure(attempt: InvokeFailureEvidence, options: C
  *   whatever the last answer said; every attempt in the message. No probe can count effects: a person.
  * - Only refused repeats: the one written request's answer decides, as if the client had not retried
  *   — its HTTP status through `classifyHttpStatus` (a refusal stands only when it was the invoke's one
- *   written request, and never when the invoke returned anyway: `returned`); no answer → UNKNOWN
- *   `AMBIGUOUS`. The error the client threw (the refusal, wrapped by the SDK) says nothing more.
+ *   written request, and never when the invoke returned anyway: `returned`). No answer: undefined
+ *   (the invoke's error decides, as before; a returned invoke is UNKNOWN `AMBIGUOUS`).
  * Never throws.
  * @param attempt what the invoke tracker saw (`repeats`, `writtenRequests`).
  * @param options per-tool overrides (`noEffectStatuses`) for the written request's status.
@@ -178,6 +178,9 @@ export function classifyRepeats(
   const refusal = `the client's repeat was refused before its head was written (rule 11). Attempts: ${r.evidence}`;
   const status = r.refusedTargetStatus;
   if (status === undefined) {
+    // No answer to the written request: the invoke's own error (a timeout, a reset) says why, and
+    // with a request written it is never FAILED_NO_EFFECT (classifyInvokeFailure's rule 3).
+    if (!returned) return undefined;
     return { outcome: "UNKNOWN", code: "AMBIGUOUS", message: `the written request got no answer; ${refusal}` };
   }
   const verdict = classifyHttpStatus(status, options);

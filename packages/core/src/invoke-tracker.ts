@@ -125,9 +125,10 @@ function start(
   state.owners.set(request, scope);
   const target = requestTarget(request, undici);
   const guard = guardOf(scope);
-  const refused = canRefuse && target !== undefined && guard !== undefined && isRepeat(guard.attempts, target);
+  const repeat = target !== undefined && isRepeat((guard ?? scope).attempts, target);
+  const refused = canRefuse && repeat && guard !== undefined;
   const attempt: RequestAttempt | undefined =
-    target === undefined ? undefined : { ...target, written: false, settled: refused, refused };
+    target === undefined ? undefined : { ...target, written: false, settled: refused, refused, repeat };
   if (attempt !== undefined) state.attempts.set(request, attempt);
   chain(scope, (s) => {
     s.ioStarted = true;

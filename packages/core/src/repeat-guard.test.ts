@@ -20,7 +20,8 @@ async function server(): Promise<{ origin: string; seen: string[] }> {
     req.resume();
     req.on("end", () => {
       seen.push(`${req.method} ${req.url}`);
-      res.end("{}");
+      // `/busy…` answers 503 (what clients retry on); everything else 200.
+      res.writeHead(req.url?.startsWith("/busy") ? 503 : 200).end("{}");
     });
   });
   s.keepAliveTimeout = 10_000;
@@ -50,32 +51,32 @@ describe("the repeat guard (issue 21 §2)", () => {
     const remote = await server();
     const attempt = await invokeTracked(
       async () => {
-        await post(`${remote.origin}/refunds`);
-        await post(`${remote.origin}/refunds`);
+        await post(`${remote.origin}/busy/refunds`);
+        await post(`${remote.origin}/busy/refunds`);
       },
       { refuseRepeats: true },
     );
-    expect(remote.seen).toEqual(["POST /refunds"]);
+    expect(remote.seen).toEqual(["POST /busy/refunds"]);
     expect(attempt).toMatchObject({ ok: false, writtenRequests: 1, repeats: { written: 0, refused: 1 } });
     if (attempt.ok) return;
     expect(links(attempt.error).some((l) => (l as Error).name === "RepeatRefusedError")).toBe(true);
     // From the error alone a refused repeat is never "not sent" (its code is no known code).
     expect(classifyError(attempt.error).outcome).toBe("UNKNOWN");
-    // For the invoke: the one written request's answer (200) decides; the invoke did not return it.
-    expect(classifyInvokeFailure(attempt)).toMatchObject({ outcome: "UNKNOWN", code: "AMBIGUOUS", httpStatus: 200 });
+    // For the invoke: the one written request's answer (503) decides.
+    expect(classifyInvokeFailure(attempt)).toMatchObject({ outcome: "UNKNOWN", code: "GATEWAY_5XX", httpStatus: 503 });
   });
 
   it("without the guard (an idempotent_by_key tool) the same two POSTs both reach the remote", async () => {
     const remote = await server();
     const attempt = await invokeTracked(async () => {
-      await post(`${remote.origin}/refunds`);
-      await post(`${remote.origin}/refunds`);
+      await post(`${remote.origin}/busy/refunds`);
+      await post(`${remote.origin}/busy/refunds`);
     });
-    expect(remote.seen).toEqual(["POST /refunds", "POST /refunds"]);
+    expect(remote.seen).toEqual(["POST /busy/refunds", "POST /busy/refunds"]);
     expect(attempt).toMatchObject({ ok: true, repeats: { guarded: false, written: 1 } });
   });
 
-  it("lets through: GET repeats, POSTs to other targets, and a retry after a refused connection", async () => {
+  it("lets through: GET repeats, POSTs to other targets, a POST after one answered 200 (GraphQL), a retry after a refused connection", async () => {
     const remote = await server();
     const closed = await closedOrigin();
     const attempt = await invokeTracked(
@@ -84,6 +85,8 @@ describe("the repeat guard (issue 21 §2)", () => {
         await post(`${remote.origin}/orders/1`, "GET");
         await post(`${remote.origin}/payment_intents`);
         await post(`${remote.origin}/payment_intents/pi_1/confirm`);
+        await post(`${remote.origin}/graphql`); // a query…
+        await post(`${remote.origin}/graphql`); // …then a mutation, on one URL
         for (let i = 0; i < 2; i++) await post(`${closed}/refunds`).catch(() => undefined);
       },
       { refuseRepeats: true },
@@ -93,6 +96,8 @@ describe("the repeat guard (issue 21 §2)", () => {
       "GET /orders/1",
       "POST /payment_intents",
       "POST /payment_intents/pi_1/confirm",
+      "POST /graphql",
+      "POST /graphql",
     ]);
     expect(attempt).toMatchObject({ ok: true, repeats: { written: 0, refused: 0 } });
   });
@@ -103,30 +108,31 @@ describe("the repeat guard (issue 21 §2)", () => {
     cleanup.add(null, () => agent.destroy());
     const attempt = await invokeTracked(
       async () => {
-        await nodePost(`${remote.origin}/refunds`, agent);
-        await nodePost(`${remote.origin}/refunds`, agent);
+        await nodePost(`${remote.origin}/busy/refunds`, agent);
+        await nodePost(`${remote.origin}/busy/refunds`, agent);
         throw new Error("the tool gave up");
       },
       { refuseRepeats: true },
     );
-    expect(remote.seen).toEqual(["POST /refunds", "POST /refunds"]);
+    expect(remote.seen).toEqual(["POST /busy/refunds", "POST /busy/refunds"]);
     expect(attempt).toMatchObject({ ok: false, repeats: { written: 1, refused: 0 } });
     if (attempt.ok) return;
     const c = classifyInvokeFailure(attempt);
     expect(c).toMatchObject({ outcome: "UNKNOWN", code: "REPEATED_WRITE" });
     expect(c.message).toContain("possibly more than one effect");
-    expect(c.message).toContain("#1 written, answered 200; #2 written, answered 200");
+    expect(c.message).toContain("#1 written, answered 503; #2 written, answered 503");
   });
 
   it("node:http on a new connection: the repeat is refused before its socket writes", async () => {
     const remote = await server();
     const attempt = await invokeTracked(
       async () => {
-        for (let i = 0; i < 2; i++) await nodePost(`${remote.origin}/refunds`, new http.Agent({ keepAlive: false }));
+        for (let i = 0; i < 2; i++)
+          await nodePost(`${remote.origin}/busy/refunds`, new http.Agent({ keepAlive: false }));
       },
       { refuseRepeats: true },
     );
-    expect(remote.seen).toEqual(["POST /refunds"]);
+    expect(remote.seen).toEqual(["POST /busy/refunds"]);
     expect(attempt).toMatchObject({ ok: false, repeats: { written: 0, refused: 1 } });
   });
 
@@ -134,13 +140,13 @@ describe("the repeat guard (issue 21 §2)", () => {
     const remote = await server();
     const attempt = await invokeTracked(
       async () => {
-        await post(`${remote.origin}/refunds`);
-        const inner = await invokeTracked(() => post(`${remote.origin}/refunds`));
+        await post(`${remote.origin}/busy/refunds`);
+        const inner = await invokeTracked(() => post(`${remote.origin}/busy/refunds`));
         expect(inner.ok).toBe(false);
       },
       { refuseRepeats: true },
     );
-    expect(remote.seen).toEqual(["POST /refunds"]);
+    expect(remote.seen).toEqual(["POST /busy/refunds"]);
     expect(attempt.repeats).toMatchObject({ refused: 1 });
   });
 });

@@ -10,13 +10,27 @@
  *
  * What counts as a repeat: a request whose method is not safe (anything but GET, HEAD, OPTIONS,
  * TRACE; RFC 9110 §9.2.1) to the same origin, path and query, with the same method, as an earlier
- * request of the same invoke that was written or is still unsettled. A request after one that was
- * provably never written (a refused connection) is no repeat: retrying it is fine. Requests to
- * other targets (create, then confirm) are not repeats either.
+ * request of the same invoke that was written (or is still unsettled) and got no answer, or an answer
+ * clients retry on ({@link RETRIED_STATUSES}). Not repeats: a request after one that was provably
+ * never written (a refused connection: retrying it is fine); a request after one answered 2xx, 3xx
+ * or another 4xx (a GraphQL or JSON-RPC endpoint takes a query, then a mutation, on one URL); a
+ * request to another target (create, then confirm).
  */
 
 /** HTTP methods that are safe (RFC 9110 §9.2.1): a repeat of one cannot add an effect. */
 const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE"]);
+
+/**
+ * Answers that retrying clients resend on (undici's retry interceptor: 500, 502, 503, 504, 429;
+ * the OpenAI/Anthropic SDKs: 408, 409, 429, ≥ 500; Stripe: 409, ≥ 500; the AWS SDK: 429, 5xx;
+ * got/ky: 408, 413, 429, 5xx; RFC 9110 425 Too Early): 408, 409, 413, 425, 429 and every 5xx.
+ */
+function isRetriedStatus(status: number): boolean {
+  return status >= 500 || RETRIED_STATUSES.has(status);
+}
+
+/** The 4xx answers of {@link isRetriedStatus}. */
+const RETRIED_STATUSES: ReadonlySet<number> = new Set([408, 409, 413, 425, 429]);
 
 /** What the tracker knows of one request of an invoke (internal to the tracker and this file). */
 export interface RequestAttempt {
@@ -32,6 +46,8 @@ export interface RequestAttempt {
   status?: number;
   /** Refused by the guard before its head was written. */
   refused: boolean;
+  /** A repeat of an earlier request of the invoke when it started ({@link isRepeat}), refused or not. */
+  repeat: boolean;
 }
 
 /** The method and target of an undici `Request` or a node:http `ClientRequest`, else undefined. */
@@ -72,7 +88,11 @@ export function headNotYetOnWire(request: object): boolean {
 export function isRepeat(earlier: readonly RequestAttempt[], next: { method: string; target: string }): boolean {
   if (SAFE_METHODS.has(next.method)) return false;
   return earlier.some(
-    (a) => !a.refused && a.method === next.method && a.target === next.target && (a.written || !a.settled),
+    (a) =>
+      !a.refused &&
+      a.method === next.method &&
+      a.target === next.target &&
+      (a.status === undefined ? a.written || !a.settled : isRetriedStatus(a.status)),
   );
 }
 
@@ -130,17 +150,16 @@ function describeAttempt(a: RequestAttempt, n: number): string {
 export function summariseRepeats(attempts: readonly RequestAttempt[], guarded: boolean): RepeatSummary {
   const groups = new Map<string, RequestAttempt[]>();
   for (const a of attempts) {
-    if (SAFE_METHODS.has(a.method)) continue;
     const key = `${a.method} ${a.target}`;
     groups.set(key, [...(groups.get(key) ?? []), a]);
   }
   const summary: RepeatSummary = { guarded, written: 0, refused: 0, evidence: "" };
   const clauses: string[] = [];
   for (const group of groups.values()) {
+    if (!group.some((a) => a.repeat)) continue;
     const sent = group.filter((a) => !a.refused && (a.written || !a.settled));
     const refused = group.filter((a) => a.refused).length;
-    if (sent.length < 2 && refused === 0) continue;
-    summary.written += Math.max(0, sent.length - 1);
+    summary.written += sent.filter((a) => a.repeat).length;
     summary.refused += refused;
     const answered = sent.filter((a) => a.status !== undefined).at(-1)?.status;
     if (refused > 0 && answered !== undefined) summary.refusedTargetStatus = answered;
