@@ -18,6 +18,9 @@
  * 3. `classify/<library>.test.ts`: produce the errors with the real client against the loopback
  *    remotes of fixtures.ts (refused, read timeout after the request was sent, reset after write,
  *    a 5xx answer) when the library is in the workspace, else build them as its source does.
+ * 4. A library that retries on its own: a `retries` rule for its errors (never NOT_SENT from the
+ *    error alone), and a line in `RETRYING_CLIENTS` (packages/core/test/issue-21/retrying-clients.ts):
+ *    its retry of a written request is refused by the invoke tracker or reported `REPEATED_WRITE`.
  */
 import type { ClassifyOptions } from "../http-status.ts";
 import type { ReasonCode } from "../statuses.ts";
