@@ -1,26 +1,14 @@
 import type { NextConfig } from "next";
+import { contentSecurityPolicy } from "./src/csp";
 
 const dev = process.env.NODE_ENV === "development";
 
-/**
- * Content-Security-Policy of every page. Next.js inlines its bootstrap scripts and the charts use
- * inline styles, hence `'unsafe-inline'` for scripts and styles; everything else comes from this origin.
- * `frame-ancestors 'none'`: no page (same-site or not) may frame the dashboard and its action buttons.
- */
-const CSP = [
-  "default-src 'self'",
-  `script-src 'self' 'unsafe-inline'${dev ? " 'unsafe-eval'" : ""}`,
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self' data:",
-  `connect-src 'self'${dev ? " ws: wss:" : ""}`,
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+/** Paths the proxy does not see (it sets each page's policy, with its nonce: `src/csp.ts`). */
+const NOT_PAGES = ["/api/:path*", "/_next/:path*", "/favicon.ico", "/icon.svg"];
 
 const nextConfig: NextConfig = {
+  // A build elsewhere than `.next` (e.g. to run the e2e suite beside a server using the default one).
+  ...(process.env.TRISTATE_WEB_DIST_DIR ? { distDir: process.env.TRISTATE_WEB_DIST_DIR } : {}),
   poweredByHeader: false,
   reactStrictMode: true,
   async headers() {
@@ -28,12 +16,15 @@ const nextConfig: NextConfig = {
       {
         source: "/:path*",
         headers: [
-          { key: "Content-Security-Policy", value: CSP },
           { key: "X-Frame-Options", value: "DENY" },
           { key: "X-Content-Type-Options", value: "nosniff" },
           { key: "Referrer-Policy", value: "same-origin" },
         ],
       },
+      ...NOT_PAGES.map((source) => ({
+        source,
+        headers: [{ key: "Content-Security-Policy", value: contentSecurityPolicy(null, dev) }],
+      })),
       {
         // Behind an https proxy (X-Forwarded-Proto: https): browsers keep to https from then on.
         source: "/:path*",

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { connection } from "next/server";
 import type { ReactNode } from "react";
 import "./globals.css";
 
@@ -7,7 +8,12 @@ export const metadata: Metadata = {
   description: "Operations dashboard of the Tristate executor",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+/**
+ * Every page is rendered per request (`connection()`): Next.js puts the request's CSP nonce on its
+ * scripts only then, and the policy lets no script without it run (`src/csp.ts`).
+ */
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  await connection();
   return (
     <html lang="en">
       <body>{children}</body>
