@@ -144,4 +144,27 @@ describe("an outcome write the database refuses for good goes to a person, the a
       expect(stack.remote.effects.length - before).toBe(1);
     });
   }
+
+  it("a probe's find the database refuses for good: the record goes to a person, the agent gets an envelope", async () => {
+    const before = stack.remote.effects.length;
+    stack.remote.fault({ answer: 503, fields: { note: "refused-for-good" } });
+    const call = {
+      runId: "run-stored-text",
+      stepId: "probe-refused",
+      tool: "issue_refund",
+      args: { order_id: "RF-PROBE", amount: 5 },
+      budgetMs: 10_000,
+    };
+    const answers = [await stack.post("calls.execute", call), await stack.post("calls.execute", call)];
+    for (const res of answers) expect(res.status).toBe(200);
+    const key = answers[0]?.json.result.data.idempotency_key;
+    const stored = await record(key);
+    expect(stored).toMatchObject({
+      status: "UNKNOWN",
+      resolution: "needs_human",
+      error: { code: "OUTCOME_NOT_STORABLE" },
+    });
+    expect(stored.error.message).toMatch(/a probe found the effect.*54000/);
+    expect(stack.remote.effects.length - before).toBe(1);
+  });
 });

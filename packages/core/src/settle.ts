@@ -8,12 +8,14 @@ import { registeredCompensation } from "./compensation.ts";
 import type { Envelope } from "./envelope.ts";
 import { afterWrite } from "./human-queue.ts";
 import { attemptKey } from "./idempotency-key.ts";
-import type { IntentEvent, IntentRecord } from "./intent-store.ts";
+import type { IntentEvent, IntentPatch, IntentRecord } from "./intent-store.ts";
 import { toJson } from "./json.ts";
 import { foundAfterAbort } from "./late-answer.ts";
 import { event } from "./record-events.ts";
 import type { Runtime } from "./runtime.ts";
 import type { AnyTool } from "./tool.ts";
+import { outcomeNotStorable } from "./unstorable-outcome.ts";
+import { isWriteRefusedError } from "./write-refused.ts";
 
 /**
  * A probe found the effect: SUCCEEDED `found`, the compensation filled from it. An effect found
@@ -33,26 +35,31 @@ export async function settleFound(
   } catch {
     result = { found: String(found) };
   }
-  const updated = await rt.store.update(
-    record.key,
-    record.version,
-    {
-      status: "SUCCEEDED",
-      result,
-      resolution: "found",
-      // Found after its run was aborted: the effect stays in the queue, to be compensated.
-      ...(record.needsHuman && record.error?.code === "RUN_ABORTED"
-        ? { needsHuman: true, error: foundAfterAbort() }
-        : { needsHuman: false, error: null }),
-      finishedAtEpochMs: now,
-      settlesAtEpochMs: null,
-      ...(record.compensation && tool
-        ? { compensation: registeredCompensation(tool, storedArgsForHooks(tool, record.args), result) }
-        : {}),
-    },
-    [...events, event(rt, record.key, "outcome", { outcome: "SUCCEEDED", resolution: "found" })],
-    now,
-  );
+  const patch: IntentPatch = {
+    status: "SUCCEEDED",
+    result,
+    resolution: "found",
+    // Found after its run was aborted: the effect stays in the queue, to be compensated.
+    ...(record.needsHuman && record.error?.code === "RUN_ABORTED"
+      ? { needsHuman: true, error: foundAfterAbort() }
+      : { needsHuman: false, error: null }),
+    finishedAtEpochMs: now,
+    settlesAtEpochMs: null,
+    ...(record.compensation && tool
+      ? { compensation: registeredCompensation(tool, storedArgsForHooks(tool, record.args), result) }
+      : {}),
+  };
+  let updated: IntentRecord | null;
+  try {
+    const outcome = event(rt, record.key, "outcome", { outcome: "SUCCEEDED", resolution: "found" });
+    updated = await rt.store.update(record.key, record.version, patch, [...events, outcome], now);
+  } catch (error) {
+    // A find the log refuses for good goes to a person, never a retry on every sweep (issue 21 §3).
+    if (!isWriteRefusedError(error)) throw error;
+    const source = "a probe found the effect (SUCCEEDED, found)";
+    updated = await outcomeNotStorable(rt, tool, record, { patch, now }, error, source);
+    return afterWrite(rt, record.key, updated, []);
+  }
   return afterWrite(rt, record.key, updated, events);
 }
 

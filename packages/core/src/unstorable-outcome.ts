@@ -19,9 +19,10 @@ import type { WriteRefusedError } from "./write-refused.ts";
 const CODE = "OUTCOME_NOT_STORABLE";
 
 /** What the person is told: what the remote answered and why the log would not keep it. */
-function reasonOf(patch: IntentPatch, refused: WriteRefusedError): string {
-  const answered =
-    patch.status === "SUCCEEDED"
+function reasonOf(patch: IntentPatch, refused: WriteRefusedError, source: string | undefined): string {
+  const answered = source
+    ? source
+    : patch.status === "SUCCEEDED"
       ? "the remote answered that the effect happened (SUCCEEDED)"
       : patch.status === "FAILED_NO_EFFECT"
         ? `the remote answered that nothing happened (FAILED_NO_EFFECT, ${patch.error?.code ?? "no code"})`
@@ -37,6 +38,7 @@ function reasonOf(patch: IntentPatch, refused: WriteRefusedError): string {
  * Writes the record to the human queue after its outcome write was refused for good: the compare-and-
  * set on the same version (nothing else was written), no result, the reason as the record's error and
  * a `needs_human` event.
+ * @param source - what produced the outcome, in words, when not the remote's answer (e.g. a probe's find).
  * @returns the record as written, or null when another process changed it meanwhile.
  * @throws what the store throws for this write (then nothing more can be done here: the sweeper has it).
  */
@@ -46,8 +48,9 @@ export function outcomeNotStorable(
   record: IntentRecord,
   w: { patch: IntentPatch; now: number },
   refused: WriteRefusedError,
+  source?: string,
 ): Promise<IntentRecord | null> {
-  const reason = storableValue(reasonOf(w.patch, refused));
+  const reason = storableValue(reasonOf(w.patch, refused, source));
   const events: IntentEvent[] = [
     event(rt, record.key, "outcome", {
       outcome: "UNKNOWN",
