@@ -155,7 +155,12 @@ function latePatch(
         ? { patch: { ...answer, resolution: null, needsHuman: false }, events: [] }
         : null;
     default:
-      if (answer.error?.code !== "PARTIAL_EFFECT" || current.status === "FAILED_NO_EFFECT") return null;
+      // Part of it took effect, or a client's own retry wrote it twice (issue 21 §2): a person decides.
+      if (
+        !["PARTIAL_EFFECT", "REPEATED_WRITE"].includes(answer.error?.code ?? "") ||
+        current.status === "FAILED_NO_EFFECT"
+      )
+        return null;
       return {
         patch: {
           status: "UNKNOWN",

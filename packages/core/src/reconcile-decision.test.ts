@@ -82,6 +82,13 @@ const rows: Row[] = [
     expected: { kind: "leave" },
   },
   {
+    case: "a client's own retry wrote it twice (REPEATED_WRITE, issue 21 §2): a person decides, nothing probed",
+    evidence: { kind: "not_gathered", why: "repeated_write" },
+    tool: unsafeNoWindow,
+    record: { ...fresh, needsHuman: true, error: err("REPEATED_WRITE", "possibly more than one effect") },
+    expected: { kind: "leave" },
+  },
+  {
     case: "no probe + the remote dedupes + key valid → resend (5b)",
     evidence: { kind: "no_probe" },
     tool: keyedNoProbe,

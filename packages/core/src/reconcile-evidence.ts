@@ -26,8 +26,12 @@ export interface ProbeFailure {
  * record (earlier rounds are appended as each ends); the decision's performer writes them.
  */
 export type ReconcileEvidence =
-  /** Not looked for: part of the call took effect, so a probe finding "the effect" proves nothing about the rest. */
-  | { kind: "not_gathered"; why: "partial_effect" }
+  /**
+   * Not looked for: part of the call took effect (`partial_effect`), or a client's own retry wrote
+   * it more than once (`repeated_write`, issue 21 §2): a probe finding "the effect" proves nothing
+   * about the rest, nor how many there are.
+   */
+  | { kind: "not_gathered"; why: "partial_effect" | "repeated_write" }
   /** The tool has neither a key probe nor an identity probe. */
   | { kind: "no_probe" }
   /** A probe found this record's effect (an identity match only when it is not another record's: rule 5g). */
@@ -104,6 +108,8 @@ export async function gatherEvidence(rt: Runtime, input: GatherInput): Promise<R
   const { tool, record, deadline } = input;
   if (record.needsHuman && record.error?.code === "PARTIAL_EFFECT")
     return { kind: "not_gathered", why: "partial_effect" };
+  if (record.needsHuman && record.error?.code === "REPEATED_WRITE")
+    return { kind: "not_gathered", why: "repeated_write" };
   const probes = probesOf(tool);
   if (probes.length === 0) return { kind: "no_probe" };
   // After key retention, a key probe's "not found" proves nothing (rule 5c); its "found" still does.

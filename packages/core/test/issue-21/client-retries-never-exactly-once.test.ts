@@ -47,30 +47,43 @@ async function setup(
   return { client, remote };
 }
 
-function refundTool(client: RetryingClient, remote: CommitThenFailRemote, kind: "unsafe" | "idempotent_by_key") {
+function refundTool(
+  client: RetryingClient,
+  remote: CommitThenFailRemote,
+  kind: "unsafe" | "idempotent_by_key",
+  probe?: () => Promise<unknown>,
+) {
   return defineTool({
     name: "issue_refund",
     kind,
     identity: { order_id: canon.upper, amount: canon.decimal(2) },
     timeoutMs: 8_000,
     invoke: (_args, ctx) => client.post(remote.origin, ctx.idempotencyKey),
+    ...(probe ? { probeByIdentity: probe } : {}),
   });
 }
 
-async function callRefund(client: RetryingClient, remote: CommitThenFailRemote, kind: "unsafe" | "idempotent_by_key") {
+async function callRefund(
+  client: RetryingClient,
+  remote: CommitThenFailRemote,
+  kind: "unsafe" | "idempotent_by_key",
+  probe?: () => Promise<unknown>,
+) {
   const store = new MemoryIntentStore();
-  const executor = createExecutor({ store, tools: [refundTool(client, remote, kind)] });
-  const envelope: Envelope = await executor.call({
-    runId: "run-21-2",
-    stepId: "refund",
-    tool: "issue_refund",
-    args: { order_id: "A-2102", amount: "49.90" },
-    deadline: Deadline.after(20_000),
-  });
+  const executor = createExecutor({ store, tools: [refundTool(client, remote, kind, probe)] });
+  const call = () =>
+    executor.call({
+      runId: "run-21-2",
+      stepId: "refund",
+      tool: "issue_refund",
+      args: { order_id: "A-2102", amount: "49.90" },
+      deadline: Deadline.after(20_000),
+    });
+  const envelope: Envelope = await call();
   const record = await store.get(envelope.idempotency_key);
   if (record === null) throw new Error("no record");
   const events = await store.listEvents(record.key);
-  return { envelope, record, events };
+  return { envelope, record, events, call };
 }
 
 const cases = RETRYING_CLIENTS.flatMap((make) => {
@@ -139,5 +152,27 @@ describe("an idempotent_by_key tool: a same-key library retry is deduped by the 
     expect(new Set(remote.effects.map((e) => e.key))).toEqual(new Set([envelope.idempotency_key]));
     expect(remote.distinctKeyedEffects()).toBe(1);
     expect(envelope).toMatchObject({ status: "SUCCEEDED", retry_safe: true });
+  });
+});
+
+describe("a REPEATED_WRITE record is never settled by a probe that finds 'the effect' (issue 21 §2)", () => {
+  it("axios-retry on a reused keep-alive socket, with an identity probe that finds a refund: stays with a person", async () => {
+    const make = RETRYING_CLIENTS[1] as () => RetryingClient; // axios + axios-retry: node:http
+    const { client, remote } = await setup(make, false);
+    let probes = 0;
+    const found = async () => {
+      probes += 1;
+      return { id: "re_2", object: "refund" };
+    };
+    const { envelope, record, call } = await callRefund(client, remote, "unsafe", found);
+    expect(remote.effects).toHaveLength(2);
+    expect(envelope).toMatchObject({ status: "UNKNOWN", retry_safe: false, resolution: "needs_human" });
+    expect(record).toMatchObject({ needsHuman: true, error: { code: "REPEATED_WRITE" } });
+    // The agent calls the step again (rule 2: reconcile, never resend): one effect found would prove
+    // nothing about how many there are, so nothing is probed and nothing is sent.
+    const repeat = await call();
+    expect(repeat).toMatchObject({ status: "UNKNOWN", resolution: "needs_human", error: { code: "REPEATED_WRITE" } });
+    expect(probes).toBe(0);
+    expect(remote.effects).toHaveLength(2);
   });
 });
