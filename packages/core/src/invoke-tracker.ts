@@ -34,6 +34,11 @@
  * A node:http request on a reused keep-alive socket whose body is streamed and never `end()`ed
  * publishes nothing on Node 20 (it has no `http.client.request.created` channel).
  *
+ * Repeats (issue 21 §2; repeat-guard.ts): with `refuseRepeats`, a client's own retry of a written
+ * request is failed before its head is written — undici: `request.error` set at `request:create`
+ * (its `onConnect` aborts with it); node:http: destroyed at `request.start` while its socket still
+ * connects, or at a new socket's first `connect`; on a reused socket it is only counted.
+ *
  * The state lives on `globalThis` under `Symbol.for("tristate.invoke-tracker.v1")`, so two copies
  * of this package in one process share one tracker (as the error brands of errors.ts do).
  */
