@@ -72,7 +72,8 @@ export const queueListProcedure = viewerProcedure
       ...(input?.cursor !== undefined ? { cursor: input.cursor } : {}),
       limit: input?.limit ?? 100,
     });
-    const now = services.now();
+    // Leases and key retention by the database's clock, which wrote the records (rule 9; issue 21 §6).
+    const now = await services.db.clockEpochMs();
     return {
       items: page.records.map((record) => {
         const tool = services.executor.tools.get(record.tool);
