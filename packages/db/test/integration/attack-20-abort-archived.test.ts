@@ -14,7 +14,12 @@ import { archiveIntents } from "../../src/queries/index.ts";
 import { Cleanup } from "./helpers.ts";
 
 const HOTEL = { hotel_id: "H-LIS-7", guest_ref: "G-42", check_in: "2026-07-01", nights: 3 };
-const AGENT: RunAbortInput = { actorKeyId: "key-agent", actorName: "trip-agent", via: "agent", reason: "user cancelled" };
+const AGENT: RunAbortInput = {
+  actorKeyId: "key-agent",
+  actorName: "trip-agent",
+  via: "agent",
+  reason: "user cancelled",
+};
 const turn = () => Deadline.after(8_000);
 
 describe("attack 20: abort of a run whose settled step was archived", () => {

@@ -14,7 +14,12 @@ import type { PrismaIntentStore } from "../../src/prisma-intent-store.ts";
 import { Cleanup } from "./helpers.ts";
 
 const HOTEL = { hotel_id: "H-LIS-7", guest_ref: "G-42", check_in: "2026-07-01", nights: 3 };
-const AGENT: RunAbortInput = { actorKeyId: "key-agent", actorName: "trip-agent", via: "agent", reason: "user cancelled" };
+const AGENT: RunAbortInput = {
+  actorKeyId: "key-agent",
+  actorName: "trip-agent",
+  via: "agent",
+  reason: "user cancelled",
+};
 const turn = () => Deadline.after(8_000);
 /** book_hotel as an irreversible tool with no corrective action (a person must correct it after an abort). */
 const IRREVERSIBLE = { book_hotel: { irreversible: true, compensation: undefined, corrective: undefined } } as never;
@@ -96,7 +101,11 @@ describe("attack 20: irreversible step settles after the abort, its process dies
     const [record] = await store.listByRun(runId);
     const view = (await getRun(store.prisma, runId, { tenant: "default" }))?.abort;
     // The operator must be asked: the record in the human queue, the run page waiting for a person.
-    expect({ needsHuman: record?.needsHuman, waiting: view?.waitingForPerson.length, complete: view?.complete }).toEqual({
+    expect({
+      needsHuman: record?.needsHuman,
+      waiting: view?.waitingForPerson.length,
+      complete: view?.complete,
+    }).toEqual({
       needsHuman: true,
       waiting: 1,
       complete: false,

@@ -14,7 +14,12 @@ import type { PrismaIntentStore } from "../../src/prisma-intent-store.ts";
 import { Cleanup } from "./helpers.ts";
 
 const HOTEL = { hotel_id: "H-LIS-7", guest_ref: "G-42", check_in: "2026-07-01", nights: 3 };
-const AGENT: RunAbortInput = { actorKeyId: "key-agent", actorName: "trip-agent", via: "agent", reason: "user cancelled" };
+const AGENT: RunAbortInput = {
+  actorKeyId: "key-agent",
+  actorName: "trip-agent",
+  via: "agent",
+  reason: "user cancelled",
+};
 const turn = () => Deadline.after(8_000);
 const IRREVERSIBLE = { book_hotel: { irreversible: true, compensation: undefined, corrective: undefined } } as never;
 
