@@ -79,9 +79,17 @@ export interface ToolSpec<A = Record<string, unknown>, R = unknown> {
   describe?(args: A): string;
   /** Performs the call. Throw `NotSentError` / `RejectedError` / `AmbiguousError`; anything else is UNKNOWN. */
   invoke(args: A, ctx: InvokeContext): Promise<R>;
-  /** Key probe: finds the effect by idempotency key / client reference, or returns null. */
+  /**
+   * Key probe: finds the effect by idempotency key / client reference, or returns null. What it
+   * found must be the effect, done or in progress (rule 5a): an item found in a failed or declined
+   * state is `refusedUnderKey(detail, status?, item)` (no effect), and one whose state tells nothing
+   * is `foundStateUnknown(item, why)` (never settled SUCCEEDED from it).
+   */
   probe?(args: A, ctx: ProbeContext): Promise<unknown>;
-  /** Identity probe: finds an effect matching the business identity created since the intent, or null. */
+  /**
+   * Identity probe: finds an effect matching the business identity created since the intent, or null
+   * (`foundStateUnknown` as for `probe`; a refusal here counts as absent).
+   */
   probeByIdentity?(args: A, ctx: ProbeContext): Promise<unknown>;
   /**
    * What identifies an effect a probe found (rule 5g): the idempotency key / client reference it
