@@ -14,21 +14,27 @@ import { invokeTracked } from "./invoke-tracker.ts";
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-async function server(): Promise<{ origin: string; seen: string[] }> {
+async function server(): Promise<{ origin: string; seen: string[]; release: () => void }> {
   const seen: string[] = [];
+  const held: http.ServerResponse[] = [];
   const s = http.createServer((req, res) => {
     req.resume();
     req.on("end", () => {
       seen.push(`${req.method} ${req.url}`);
-      // `/busy…` answers 503 (what clients retry on); everything else 200.
-      res.writeHead(req.url?.startsWith("/busy") ? 503 : 200).end("{}");
+      // `/busy…` answers 503 and `/limited…` 429 (what clients retry on); `/slow…` answers when told
+      // (`release`); everything else 200.
+      if (req.url?.startsWith("/slow")) held.push(res);
+      else res.writeHead(req.url?.startsWith("/busy") ? 503 : req.url?.startsWith("/limited") ? 429 : 200).end("{}");
     });
   });
   s.keepAliveTimeout = 10_000;
   cleanup.server(s);
   s.listen(0, "127.0.0.1");
   await once(s, "listening");
-  return { origin: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, seen };
+  const release = () => {
+    for (const res of held.splice(0)) res.end("{}");
+  };
+  return { origin: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, seen, release };
 }
 
 const post = (url: string, method = "POST") => fetch(url, { method, body: method === "GET" ? null : "{}" });
@@ -148,5 +154,40 @@ describe("the repeat guard (issue 21 §2)", () => {
     );
     expect(remote.seen).toEqual(["POST /busy/refunds"]);
     expect(attempt.repeats).toMatchObject({ refused: 1 });
+  });
+});
+
+describe("the repeat guard: what the one written request said decides (issue 21 §2)", () => {
+  it("a 429 (refused before any work), its retry refused: FAILED_NO_EFFECT with the 429", async () => {
+    const remote = await server();
+    const attempt = await invokeTracked(
+      async () => {
+        for (let i = 0; i < 2; i++) {
+          const res = await post(`${remote.origin}/limited/charges`);
+          if (res.status !== 429) return;
+        }
+      },
+      { refuseRepeats: true },
+    );
+    expect(remote.seen).toEqual(["POST /limited/charges"]);
+    if (attempt.ok) throw new Error("expected the repeat to be refused");
+    expect(classifyInvokeFailure(attempt)).toMatchObject({ outcome: "FAILED_NO_EFFECT", httpStatus: 429 });
+  });
+
+  it("a same-target POST beside one still in flight (an MCP cancel notification) is let through", async () => {
+    const remote = await server();
+    const attempt = await invokeTracked(
+      async () => {
+        const call = post(`${remote.origin}/slow/mcp`);
+        while (remote.seen.length === 0) await new Promise((r) => setTimeout(r, 2));
+        const cancel = post(`${remote.origin}/slow/mcp`);
+        while (remote.seen.length < 2) await new Promise((r) => setTimeout(r, 2));
+        remote.release();
+        await Promise.all([call, cancel]);
+      },
+      { refuseRepeats: true },
+    );
+    expect(remote.seen).toEqual(["POST /slow/mcp", "POST /slow/mcp"]);
+    expect(attempt).toMatchObject({ ok: true, repeats: { written: 0, refused: 0 } });
   });
 });

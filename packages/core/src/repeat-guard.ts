@@ -10,11 +10,13 @@
  *
  * What counts as a repeat: a request whose method is not safe (anything but GET, HEAD, OPTIONS,
  * TRACE; RFC 9110 §9.2.1) to the same origin, path and query, with the same method, as an earlier
- * request of the same invoke that was written (or is still unsettled) and got no answer, or an answer
- * clients retry on ({@link RETRIED_STATUSES}). Not repeats: a request after one that was provably
- * never written (a refused connection: retrying it is fine); a request after one answered 2xx, 3xx
- * or another 4xx (a GraphQL or JSON-RPC endpoint takes a query, then a mutation, on one URL); a
- * request to another target (create, then confirm).
+ * request of the same invoke that was written and ended without an answer (a reset, a timeout),
+ * or was answered with a status clients retry on (`isRetriedStatus`). Not repeats: a request after
+ * one that was provably never written (a refused connection: retrying it is fine); after one
+ * answered 2xx, 3xx or another 4xx (a GraphQL or JSON-RPC endpoint takes a query, then a mutation,
+ * on one URL); beside one still in flight with no answer yet (an MCP `notifications/cancelled`
+ * for a `tools/call`: a client retries only once an attempt has failed); to another target
+ * (create, then confirm).
  */
 
 /** HTTP methods that are safe (RFC 9110 §9.2.1): a repeat of one cannot add an effect. */
@@ -82,8 +84,9 @@ export function headNotYetOnWire(request: object): boolean {
 }
 
 /**
- * True when `next` repeats a request among `earlier` that was written or may still be: same method
- * (not a safe one) and target, not itself refused, and not provably unwritten.
+ * True when `next` repeats a request among `earlier` (see the header): same method (not a safe one)
+ * and target as one not itself refused that was written and failed without an answer, or was
+ * answered with a status clients retry on.
  */
 export function isRepeat(earlier: readonly RequestAttempt[], next: { method: string; target: string }): boolean {
   if (SAFE_METHODS.has(next.method)) return false;
@@ -92,7 +95,7 @@ export function isRepeat(earlier: readonly RequestAttempt[], next: { method: str
       !a.refused &&
       a.method === next.method &&
       a.target === next.target &&
-      (a.status === undefined ? a.written || !a.settled : isRetriedStatus(a.status)),
+      (a.status === undefined ? a.written && a.settled : isRetriedStatus(a.status)),
   );
 }
 
