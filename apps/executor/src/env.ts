@@ -40,7 +40,10 @@ const schema = z.object({
   TRISTATE_DEFAULT_BUDGET_MS: ms(30_000, 3_000, 3_600_000),
   /** Largest request body, bytes (larger → 413). */
   TRISTATE_MAX_BODY_BYTES: ms(1_048_576, 1024, 64 * 1_048_576),
-  /** Most calls one tRPC batch may carry (`?batch=1`); larger batches → 400 naming the limit, nothing run. */
+  /**
+   * Most calls one tRPC batch may carry (`?batch=1`), and most JSON-RPC messages one MCP POST may carry;
+   * larger batches → 400 naming the limit, nothing run.
+   */
   TRISTATE_MAX_BATCH_CALLS: ms(20, 1, 1000),
   /** Largest answer, bytes (a batch's answers together); larger → 413 naming the limit instead. */
   TRISTATE_MAX_RESPONSE_BYTES: ms(16 * 1_048_576, 1024, 1024 * 1_048_576),
