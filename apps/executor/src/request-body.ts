@@ -104,7 +104,8 @@ function replaceInexact(root: unknown, found: InexactNumber[]): unknown {
     for (const [name, child] of entries) {
       if (child instanceof Inexact) {
         found.push({ path: [...path, name], text: child.text });
-        (value as Record<string | number, unknown>)[name] = child.text;
+        // An own `__proto__` (JSON.parse keeps one) is set as data, never through the inherited setter.
+        Object.defineProperty(value, name, { value: child.text, writable: true, enumerable: true, configurable: true });
       } else stack.push({ value: child, path: [...path, name] });
     }
   }

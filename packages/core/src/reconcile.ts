@@ -1,3 +1,4 @@
+import { isCompensationStep } from "./compensation.ts";
 import type { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
@@ -162,6 +163,19 @@ async function resend(
       { code: "DEADLINE_EXCEEDED", message: `resend due (${why}) but no budget left; the sweeper will go on` },
       "call",
       tool,
+    );
+  }
+  // Rule 13: a resend of a step whose run was aborted would make the effect the abort undoes. It
+  // waits for a person instead (found later, it is compensated). A read-back re-asks the remote for
+  // the stored answer of an effect a probe found: no new effect, so it goes on.
+  if (!readBack && !isCompensationStep(record.stepId) && (await rt.store.getRunAbort(record.runId))) {
+    return toHuman(
+      rt,
+      record,
+      "RUN_ABORTED",
+      events,
+      `a resend was due (${why}), but its run was aborted, so it is not resent: confirm whether it happened, and compensate it if it did`,
+      { tool, trigger: "call" },
     );
   }
   // Take the record (compare-and-set): only one reconciler may resend.

@@ -47,7 +47,7 @@ describe("attack 20: an in-flight step of an aborted run that settles UNKNOWN is
   // abort time; abort-undo.ts undoIfRunAborted acts on SUCCEEDED only). Fix: read getRunAbort before any
   // resend (sweeper, repeat, operator) and put an aborted run's UNKNOWN in the human queue (RUN_ABORTED)
   // instead of resending; call queueAborted from the UNKNOWN settle path like undoIfRunAborted.
-  it.fails("after the abort, nothing more is sent: the UNKNOWN step waits for a person", async () => {
+  it("after the abort, nothing more is sent: the UNKNOWN step waits for a person", async () => {
     const ex = createExecutor({
       store,
       tools: tripTools(services, IRREVERSIBLE),
