@@ -40,13 +40,8 @@ describe("attack 20: an in-flight step of an aborted run that settles UNKNOWN is
 
   // Observed: the first call itself (its in-turn reconciliation after the 503: probe absent → resend
   // same key) books the irreversible hotel after the abort; the agent is told SUCCEEDED.
-  // BUG (rule 13): nothing is sent for an aborted run except compensations — but reconciliation
-  // (core/src/reconcile.ts, reached from the sweeper and from existing-record.ts's UNKNOWN/PENDING
-  // branch) never reads the run's abort before its "absent → resend same key"; and an in-flight step
-  // that settles UNKNOWN after the abort is not queued for a person (saga.ts queueAborted runs only at
-  // abort time; abort-undo.ts undoIfRunAborted acts on SUCCEEDED only). Fix: read getRunAbort before any
-  // resend (sweeper, repeat, operator) and put an aborted run's UNKNOWN in the human queue (RUN_ABORTED)
-  // instead of resending; call queueAborted from the UNKNOWN settle path like undoIfRunAborted.
+  // Was a bug (rule 13): reconciliation resent an aborted run's UNKNOWN step after "absent". Fixed in
+  // core/src/reconcile.ts's resend: a resend of an aborted run's step goes to a person (RUN_ABORTED).
   it("after the abort, nothing more is sent: the UNKNOWN step waits for a person", async () => {
     const ex = createExecutor({
       store,
