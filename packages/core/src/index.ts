@@ -95,8 +95,6 @@ export {
 } from "./intent-store.ts";
 export { type InvokeAttempt, invokeTracked } from "./invoke-tracker.ts";
 export { type JsonObject, type JsonValue, toJson } from "./json.ts";
-export { storableJson, storableValue } from "./stored-json.ts";
-export { isWriteRefusedError, WriteRefusedError } from "./write-refused.ts";
 export { MemoryIntentStore } from "./memory-intent-store.ts";
 export {
   isOperatorActionError,
@@ -165,6 +163,7 @@ export {
   TOOL_KINDS,
   type ToolKind,
 } from "./statuses.ts";
+export { storableJson, storableValue } from "./stored-json.ts";
 export { type SweepLoop, type SweepLoopOptions, startSweepLoop } from "./sweep-loop.ts";
 export { nextSweepLimit, type SweepOptions, type SweepReport, sweepStale } from "./sweeper.ts";
 export { checkTenant, DEFAULT_TENANT, TENANT_PATTERN, TENANT_RULE_TEXT } from "./tenant.ts";
@@ -181,3 +180,4 @@ export {
   type ToolSpec,
 } from "./tool.ts";
 export { defaultResendWhenAbsent, type ToolKindPolicy, toolKindPolicy } from "./tool-kind-policy.ts";
+export { isWriteRefusedError, WriteRefusedError } from "./write-refused.ts";
