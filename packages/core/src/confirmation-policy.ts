@@ -39,7 +39,8 @@ function whyRefused(verdict: Refused): string {
 /**
  * A tool's confirmation policy (issue 4; issue 20 §2): above its threshold a call needs a token that
  * confirms this tenant, run, step, tool, identity and the canonical form of every argument that was
- * shown when it was issued. A token for other argument values is refused naming the arguments that
+ * shown when it was issued. A call that carries a token is held to it whether or not the policy asks
+ * for one (a person confirmed exactly that call). A token for other argument values is refused naming the arguments that
  * differ (`error.field` `args.<first>`), never their values. Expiry is judged by the store's clock
  * (`storeClockNow`), the one `confirmations.issue` stamps it with (rule 9), never a replica's.
  * @returns a FAILED_NO_EFFECT envelope (`CONFIRMATION_REQUIRED`, `retry_safe: true`) when refused, else null.
@@ -50,10 +51,12 @@ export async function confirmationRefusal(
   tool: AnyTool,
   input: ConfirmationPolicyInput,
 ): Promise<Envelope | null> {
-  if (!tool.confirmation) return null;
-  const reason = tool.confirmation(input.args);
-  if (reason === false) return null;
   const token = input.confirmationToken;
+  const required = tool.confirmation ? tool.confirmation(input.args) : false;
+  // A token given with a call is checked even where the policy asks for none: it says a person
+  // confirmed exactly this call, so a call that carries it must be that call.
+  if (required === false && token === undefined) return null;
+  const reason = required === false ? "the call carries a confirmation token, so the token must confirm it" : required;
   let verdict: Refused | null = null;
   if (token !== undefined) {
     const subject = confirmationSubject(

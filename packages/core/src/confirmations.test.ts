@@ -146,6 +146,28 @@ describe("the confirmation policy on the call path (policies.ts, confirmation-po
     expect(services.posts.refunds).toBe(1);
   });
 
+  it("a call that carries a token is held to it even where the policy asks for none (under the threshold); without one it proceeds", async () => {
+    const ex = executor();
+    const shown = { runId: "run-2", stepId: "small", tool: "issue_refund", args: { order_id: "A-7", amount: "50.00" } };
+    const token = confirm(ex, shown);
+    const changed = { ...shown, args: { ...shown.args, currency: "USD" } };
+    expect(await ex.call({ ...changed, deadline: turn(), confirmationToken: token })).toMatchObject({
+      status: "FAILED_NO_EFFECT",
+      error: { code: "CONFIRMATION_REQUIRED", field: "args.currency" },
+    });
+    expect(await ex.call({ ...shown, deadline: turn(), confirmationToken: "garbage.forged" })).toMatchObject({
+      status: "FAILED_NO_EFFECT",
+      error: { code: "CONFIRMATION_REQUIRED", field: "confirmationToken" },
+    });
+    expect(services.posts.refunds).toBe(0);
+    expect(await ex.call({ ...shown, deadline: turn(), confirmationToken: token })).toMatchObject({
+      status: "SUCCEEDED",
+    });
+    const other = { ...shown, stepId: "small-2" };
+    expect(await ex.call({ ...other, deadline: turn() })).toMatchObject({ status: "SUCCEEDED" });
+    expect(services.posts.refunds).toBe(2);
+  });
+
   it("a new attempt after FAILED_NO_EFFECT sends the new arguments, so it needs a token for them", async () => {
     const ex = executor();
     const shown = { runId: "run-1", stepId: "refund", tool: "issue_refund", args: { order_id: "A-9", amount: 500 } };
