@@ -25,7 +25,8 @@ describe("storableJson: what a remote answered, in a form PostgreSQL's jsonb acc
       fc.property(fc.jsonValue(), fc.string({ unit: "binary" }), (json, text) => {
         const value = { json, text, [text]: text };
         expect(findBadText(storableValue(value))).toBeNull();
-        if (findBadText(value) === null) expect(storableValue(value)).toEqual(value);
+        // Clean values are stored as JSON holds them (JSON has no -0: it reads back as 0).
+        if (findBadText(value) === null) expect(storableValue(value)).toEqual(JSON.parse(JSON.stringify(value)));
       }),
     );
   });
