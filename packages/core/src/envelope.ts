@@ -72,6 +72,22 @@ export interface EnvelopeContext {
 }
 
 /**
+ * What the model is told of a SUCCEEDED record: done — or, once an abort (or an operator) ran its
+ * compensation or corrective action, that the effect was reversed or corrected, or that this is
+ * still under way (so an agent never tells the user "done" about an effect that was undone).
+ */
+function succeededMessage(record: IntentRecord): string {
+  const c = record.compensation;
+  if (!c || !("key" in c)) {
+    return "The effect happened exactly once. Do not call this tool again for this step; tell the user it is done.";
+  }
+  const what = c.kind === "corrective" ? `followed by its correction (${c.tool})` : `reversed (${c.tool})`;
+  return c.status === "SUCCEEDED"
+    ? `The effect happened once and was later ${what}. Do not call this tool again for this step; tell the user it was ${c.kind === "corrective" ? "corrected" : "undone"}.`
+    : `The effect happened once; its ${c.kind === "corrective" ? "correction" : "reversal"} (${c.tool}) has not been confirmed yet and an operator will decide. Do not call this tool again for this step; tell the user it is being undone.`;
+}
+
+/**
  * Builds the envelope for a record's current state. `PENDING` reads as UNKNOWN (in flight).
  * The wording follows the source design's example envelope.
  */
@@ -102,8 +118,7 @@ export function buildEnvelope(record: IntentRecord, ctx: EnvelopeContext): Envel
         action_taken:
           ctx.actionTaken ??
           (ctx.replayed ? "returned the recorded result; nothing was sent again" : succeededAction(resolution)),
-        message:
-          "The effect happened exactly once. Do not call this tool again for this step; tell the user it is done.",
+        message: succeededMessage(record),
         ...base,
       };
     case "FAILED_NO_EFFECT":

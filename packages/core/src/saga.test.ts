@@ -105,6 +105,11 @@ describe("saga.ts and policies.ts on MemoryIntentStore", () => {
     expect(again.steps.map((s) => s.outcome)).toEqual(report.steps.map((s) => s.outcome));
     expect(again.steps.filter((s) => s.compensation).every((s) => s.compensation!.replayed)).toBe(true);
     expect(services.posts.hotelCancellations + services.posts.flightCancellations).toBe(2);
+    // The agent's repeat of a reversed step replays it, and says it was undone, never "done".
+    const repeat = await call(ex, "hotel", "book_hotel", HOTEL);
+    expect(repeat).toMatchObject({ status: "SUCCEEDED", replayed: true });
+    expect(repeat.message).toMatch(/was later reversed \(\w+\).*tell the user it was undone/);
+    expect(services.posts.hotelCancellations).toBe(1);
     // The compensations' own records are not compensated in turn.
     expect((await store.listByRun("run-1")).filter((r) => isCompensationStep(r.stepId))).toHaveLength(2);
   });
