@@ -137,6 +137,7 @@ describe("saga.ts and policies.ts on MemoryIntentStore", () => {
     );
     const report = await ex.abortRun("run-1", turn());
     expect(report.steps.map((s) => s.outcome)).toEqual(["in_flight"]);
+    expect(report.steps[0]!.message).toMatch(/still in flight; it will be undone when it settles/);
     expect(report.complete).toBe(false);
     expect(services.probes.hotelBookings + services.posts.hotelCancellations).toBe(0);
     expect((await store.get(key))!.status).toBe("PENDING");

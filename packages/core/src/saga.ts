@@ -150,7 +150,7 @@ export async function undoStep(
       return {
         ...base,
         outcome: "in_flight",
-        message: `${phrase} is still in flight; it will be undone when it settles (no need to abort again).`,
+        message: `${phrase} is still in flight; ${inFlightFate(tool)} (no need to abort again).`,
       };
     case "UNKNOWN":
       // Never compensated blindly (rule 6), and never left to the sweeper alone: it waits for a
@@ -320,6 +320,19 @@ async function noteCompensation(
     const patch = settled ? { compensation: spec, needsHuman: false, error: null } : { compensation: spec };
     if (await rt.store.update(key, current.version, patch, [ev], now)) return;
   }
+}
+
+/** What happens to a step in flight at the abort once it settles, in words: undone, corrected, or a person. */
+function inFlightFate(tool: AnyTool | undefined): string {
+  if (!tool) return "if it happens, an operator will be asked to undo it (its tool is no longer in the catalog)";
+  if (tool.irreversible) {
+    return tool.corrective
+      ? "if it happens, it cannot be undone and will be followed by its correction when it settles"
+      : "if it happens, it cannot be undone, and an operator will be asked to correct it";
+  }
+  return tool.compensation
+    ? "it will be undone when it settles"
+    : "if it happens, it stays (its tool declares no compensation)";
 }
 
 /** Puts an UNKNOWN effect of an aborted run in the human queue (`RUN_ABORTED`), unless it waits there already. */
