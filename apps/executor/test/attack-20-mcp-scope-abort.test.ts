@@ -7,8 +7,8 @@
  * confirmed effects are compensated. Effects counted at the fake remote.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ApiKeyStore, createTestDatabase, type TestDatabase } from "@tristate/db";
 import { Deadline } from "@tristate/core";
+import { ApiKeyStore, createTestDatabase, type TestDatabase } from "@tristate/db";
 import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEnv } from "../src/env.ts";

@@ -219,7 +219,9 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
           <button type="button" onClick={() => probe.mutate({ key: record.key })} disabled={probe.isPending}>
             Re-run probe now
           </button>{" "}
-          <span className="small muted">Asks the remote now; changes nothing.</span>
+          <span className="small muted">
+            Asks the remote now; settles nothing (evidence that contradicts a settled record reopens it for a person).
+          </span>
           {probe.isPending ? <p className="loading">Probing…</p> : null}
           {probe.error ? <ErrorState error={probe.error} title="The probe could not run" /> : null}
           {probe.data ? (
