@@ -110,6 +110,8 @@ export async function undoAbortedSteps(
   const due = await rt.store.listUndoDue({
     settledByEpochMs: now - (options.graceMs ?? UNDO_BUDGET_MS),
     limit: options.limit ?? 50,
+    // Irreversible tools without a corrective register nothing to undo: their effects go to a person.
+    uncorrectableTools: [...rt.tools.values()].filter((t) => t.irreversible && !t.corrective).map((t) => t.name),
   });
   const reports: StepReport[] = [];
   for (const record of due) {

@@ -359,11 +359,18 @@ export interface IntentStore {
   getRunAbort(runId: string): Promise<RunAbort | null>;
   /**
    * Records of aborted runs whose undo has not run: SUCCEEDED, not in the human queue, not a
-   * compensation step, with a registered compensation (or correction) that has not been called,
-   * last changed at or before `settledByEpochMs` (epoch ms, the store's clock), oldest abort first, at
-   * most `limit`. What the sweeper compensates when the process that settled them died first.
+   * compensation step, with a registered compensation (or correction) that has not been called — or,
+   * for a tool named in `uncorrectableTools` (irreversible, no corrective: nothing registered), never
+   * sent to a person for correction (no `needs_human` event with code `IRREVERSIBLE_NEEDS_CORRECTION`)
+   * — last changed at or before `settledByEpochMs` (epoch ms, the store's clock), oldest abort first,
+   * at most `limit`. What the sweeper undoes (or hands to a person) when the process that settled
+   * them died first.
    */
-  listUndoDue(options: { settledByEpochMs: number; limit: number }): Promise<IntentRecord[]>;
+  listUndoDue(options: {
+    settledByEpochMs: number;
+    limit: number;
+    uncorrectableTools?: readonly string[];
+  }): Promise<IntentRecord[]>;
   /**
    * The store's clock, epoch ms: the one that judges leases, staleness and settle windows (rule 9;
    * PostgreSQL's `now()`). Optional: without it the executor's clock is used (in-memory tests).

@@ -267,15 +267,26 @@ export class MemoryIntentStore implements IntentStore, OperatorStore {
   }
 
   /** @inheritdoc */
-  async listUndoDue(options: { settledByEpochMs: number; limit: number }): Promise<IntentRecord[]> {
+  async listUndoDue(options: {
+    settledByEpochMs: number;
+    limit: number;
+    uncorrectableTools?: readonly string[];
+  }): Promise<IntentRecord[]> {
     const aborts = [...this.#aborts.values()].sort((a, b) => a.abortedAtEpochMs - b.abortedAtEpochMs);
+    const uncorrectable = new Set(options.uncorrectableTools ?? []);
+    const askedToCorrect = (key: string) =>
+      this.#events.some(
+        (e) => e.key === key && e.type === "needs_human" && e.data.code === "IRREVERSIBLE_NEEDS_CORRECTION",
+      );
     const due: IntentRecord[] = [];
     for (const abort of aborts) {
       for (const r of this.#records.values()) {
         if (r.runId !== abort.runId || r.status !== "SUCCEEDED" || r.needsHuman || isCompensationStep(r.stepId))
           continue;
-        if (!r.compensation || "key" in r.compensation || r.updatedAtEpochMs > options.settledByEpochMs) continue;
-        due.push(structuredClone(r));
+        if (r.updatedAtEpochMs > options.settledByEpochMs) continue;
+        const undoable = r.compensation !== null && !("key" in r.compensation);
+        const forAPerson = r.compensation === null && uncorrectable.has(r.tool) && !askedToCorrect(r.key);
+        if (undoable || forAPerson) due.push(structuredClone(r));
       }
     }
     return due.slice(0, options.limit);

@@ -247,8 +247,14 @@ export class PrismaIntentStore implements IntentStore {
   }
 
   /** @inheritdoc */
-  async listUndoDue(options: { settledByEpochMs: number; limit: number }): Promise<IntentRecord[]> {
-    const rows = await this.#query(listUndoDueSql(this.tenant, options.settledByEpochMs, options.limit));
+  async listUndoDue(options: {
+    settledByEpochMs: number;
+    limit: number;
+    uncorrectableTools?: readonly string[];
+  }): Promise<IntentRecord[]> {
+    const rows = await this.#query(
+      listUndoDueSql(this.tenant, options.settledByEpochMs, options.limit, options.uncorrectableTools),
+    );
     return rows.map(toIntentRecord);
   }
 

@@ -52,23 +52,37 @@ export function getRunAbortSql(tenant: string, runId: string): Statement {
 
 /**
  * The records of the tenant's aborted runs that settled SUCCEEDED, wait for no person, are not
- * compensation steps, and have a registered compensation (or correction) not yet called, last changed
- * at or before the given time; oldest abort first. Starts from `run_aborts` (small) and reaches the records
+ * compensation steps, and have a registered compensation (or correction) not yet called — or are of
+ * an uncorrectable tool (irreversible, no corrective) never sent to a person for correction (no
+ * `needs_human` event `IRREVERSIBLE_NEEDS_CORRECTION`, read through the events' (tenant, key, id)
+ * index) — last changed at or before the given time; oldest abort first. Starts from `run_aborts` (small) and reaches the records
  * through the (tenant, run_id, step_id, tool) unique index.
  */
-export function listUndoDueSql(tenant: string, settledByEpochMs: number, limit: number): Statement {
+export function listUndoDueSql(
+  tenant: string,
+  settledByEpochMs: number,
+  limit: number,
+  uncorrectableTools: readonly string[] = [],
+): Statement {
   return {
-    name: "tristate_list_undo_due_v1",
+    name: "tristate_list_undo_due_v2",
     text: `SELECT ${RECORD_COLUMNS} FROM (
   SELECT r.*, a.aborted_at AS run_aborted_at
   FROM run_aborts a JOIN intent_records r ON r.tenant = a.tenant AND r.run_id = a.run_id
   WHERE a.tenant = $1 AND r.status = 'SUCCEEDED' AND NOT r.needs_human
     AND r.step_id NOT LIKE 'compensate:%' AND r.step_id NOT LIKE 'correct:%'
-    AND r.compensation IS NOT NULL AND NOT (r.compensation ? 'key') AND r.updated_at <= $2
+    AND r.updated_at <= $2
+    AND (
+      (r.compensation IS NOT NULL AND NOT (r.compensation ? 'key'))
+      OR (r.compensation IS NULL AND r.tool = ANY($4::text[]) AND NOT EXISTS (
+        SELECT 1 FROM intent_events e
+        WHERE e.tenant = r.tenant AND e.key = r.key AND e.type = 'needs_human'
+          AND e.data->>'code' = 'IRREVERSIBLE_NEEDS_CORRECTION'))
+    )
 ) AS due
 ORDER BY run_aborted_at, created_at, key
 LIMIT $3`,
-    values: [tenant, timeParam(settledByEpochMs, "settledByEpochMs"), limit],
+    values: [tenant, timeParam(settledByEpochMs, "settledByEpochMs"), limit, [...uncorrectableTools]],
   };
 }
 

@@ -99,4 +99,37 @@ export function describeRunAbortContract(stores: () => IntentStore): void {
     expect(pending.status).toBe("PENDING");
     expect(await store.listUndoDue({ settledByEpochMs: NOW - 1, limit: 10 })).toStrictEqual([]);
   });
+
+  it("run abort: listUndoDue finds an uncorrectable tool's effect (nothing registered) until a person was asked to correct it", async () => {
+    const store = stores();
+    const runId = `run-${randomBytes(4).toString("hex")}`;
+    const irreversible = (stepId: string): NewIntentRecord => ({
+      ...record(runId, stepId),
+      tool: "send_itinerary",
+      compensation: null,
+    });
+    const claimed = async (r: NewIntentRecord) => {
+      const res = await store.claim(r, [], NOW);
+      if (!res.claimed) throw new Error("expected a fresh claim");
+      await store.update(res.record.key, 1, { status: "SUCCEEDED", finishedAtEpochMs: NOW }, [], NOW);
+      return res.record;
+    };
+    const mail = await claimed(irreversible("mail"));
+    const asked = await claimed(irreversible("asked"));
+    await store.update(
+      asked.key,
+      2,
+      { needsHuman: true },
+      [{ key: asked.key, type: "needs_human", atEpochMs: NOW, data: { code: "IRREVERSIBLE_NEEDS_CORRECTION" } }],
+      NOW,
+    );
+    // A person acknowledged it: out of the queue, but it was asked once and is not due again.
+    await store.update(asked.key, 3, { needsHuman: false }, [], NOW);
+    await store.markRunAborted(runId, AGENT);
+    const uncorrectableTools = ["send_itinerary"];
+    const due = await store.listUndoDue({ settledByEpochMs: NOW, limit: 10, uncorrectableTools });
+    expect(due.map((r) => r.key)).toStrictEqual([mail.key]);
+    // Without the tool named (its catalog says it can be undone, or it is not there), nothing is due.
+    expect(await store.listUndoDue({ settledByEpochMs: NOW, limit: 10 })).toStrictEqual([]);
+  });
 }

@@ -48,13 +48,10 @@ describe("attack 20: irreversible step settles after the abort, its process dies
       minCallBudgetMs: 200,
     });
 
-  // BUG (rule 13 + kill mid-call): the sweeper's rule-13 pass lists only records with a registered
-  // compensation (packages/db/src/run-abort-sql.ts listUndoDueSql: `r.compensation IS NOT NULL`), but
-  // an irreversible tool without a corrective registers none (core/src/compensation.ts
-  // registeredCompensation → null), although undoIfRunAborted's mayNeedUndo (core/src/abort-undo.ts)
-  // treats it as needing a person. If the settling process dies after its SUCCEEDED commit, nobody
-  // ever asks a person: the booking stands, needs_human stays false.
-  it.fails("the sweeper asks a person for the standing irreversible booking", async () => {
+  // Was a bug (rule 13 + kill mid-call): the sweeper's pass listed only records with a registered
+  // compensation, and an irreversible tool without a corrective registers none. listUndoDue now also
+  // takes the catalog's uncorrectable tools (never yet sent to a person for correction).
+  it("the sweeper asks a person for the standing irreversible booking", async () => {
     let release!: () => void;
     const held = new Promise<void>((r) => {
       release = r;
