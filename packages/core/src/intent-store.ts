@@ -358,6 +358,13 @@ export interface IntentStore {
   /** The run's abort, or null when it was never aborted. */
   getRunAbort(runId: string): Promise<RunAbort | null>;
   /**
+   * Moves the run's archived records (if the store archives settled records) back to the live log, so
+   * an abort sees, and can undo, steps the archive moved (rules 13 and 15). Optional: a store that
+   * never archives has nothing to move.
+   * @returns how many records were moved back.
+   */
+  restoreArchivedRun?(runId: string): Promise<number>;
+  /**
    * Records of aborted runs whose undo has not run: SUCCEEDED, not in the human queue, not a
    * compensation step, with a registered compensation (or correction) that has not been called — or,
    * for a tool named in `uncorrectableTools` (irreversible, no corrective: nothing registered), never

@@ -109,6 +109,8 @@ export async function abortRun(
   return inSpan(rt, `abort_run ${runId}`, { "tristate.run_id": runId }, async () => {
     // 0. Durably first: what settles after this commit learns of it; what settled before, we read below.
     const { abort } = await rt.store.markRunAborted(runId, by);
+    // Steps the archive moved are the run's too (rule 15): back to the live log, to be seen and undone.
+    await rt.store.restoreArchivedRun?.(runId);
     const originals = () => rt.store.listByRun(runId).then((rs) => rs.filter((r) => !isCompensationStep(r.stepId)));
     // 1. Reconcile first: never compensate an UNKNOWN.
     // A PENDING record is reconciled only once its lease has passed by the store's clock (rule 9).

@@ -35,7 +35,7 @@ import {
   updateSql,
 } from "./intent-sql.ts";
 import { refusingForGood } from "./refused-write.ts";
-import { restoreArchivedSql } from "./restore-archived-sql.ts";
+import { restoreArchivedRunSql, restoreArchivedSql } from "./restore-archived-sql.ts";
 import { getRunAbortSql, listUndoDueSql, markRunAbortedSql, type RunAbortRow, toRunAbort } from "./run-abort-sql.ts";
 import type { BatchedUpdate } from "./update-batch-sql.ts";
 import { type BatchedEventsRead, eventsReader, updateBatcher } from "./update-batcher.ts";
@@ -247,6 +247,11 @@ export class PrismaIntentStore implements IntentStore {
   }
 
   /** @inheritdoc */
+  /** @inheritdoc */
+  async restoreArchivedRun(runId: string): Promise<number> {
+    return (await this.#query(restoreArchivedRunSql(this.tenant, runId))).length;
+  }
+
   async listUndoDue(options: {
     settledByEpochMs: number;
     limit: number;

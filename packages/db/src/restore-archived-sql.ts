@@ -39,3 +39,32 @@ SELECT * FROM back`,
     values: [tenant, key],
   };
 }
+
+/**
+ * Moves every archived record of the tenant's run, and their timelines, back to the live tables in
+ * one statement (rule 15 for an abort, rule 13: an abort must see, and may have to undo, steps the
+ * archive already moved) — each unless the live table already holds its key or its (run, step, tool).
+ * Reaches the archive through its (tenant, run_id, step_id, tool) index. `updated_at` becomes the
+ * database's now, as for {@link restoreArchivedSql}. Rows: the restored records.
+ */
+export function restoreArchivedRunSql(tenant: string, runId: string): Statement {
+  return {
+    name: "tristate_restore_archived_run_v1",
+    text: `WITH rec AS (
+  DELETE FROM intent_records_archive a WHERE a.tenant = $1 AND a.run_id = $2
+    AND NOT EXISTS (SELECT 1 FROM intent_records r WHERE r.tenant = $1
+      AND (r.key = a.key OR (r.run_id = a.run_id AND r.step_id = a.step_id AND r.tool = a.tool)))
+  RETURNING ${prefixed("a")}
+), back AS (
+  INSERT INTO intent_records (${ARCHIVED_COLUMNS}) SELECT ${ARCHIVED_COLUMNS.replace(/\bupdated_at\b/, "now()")} FROM rec
+  RETURNING ${RECORD_COLUMNS}
+), ev AS (
+  DELETE FROM intent_events_archive e WHERE e.tenant = $1 AND e.key = ANY (ARRAY(SELECT key FROM rec))
+  RETURNING e.id, e.tenant, e.key, e.type, e.at, e.data
+), ev_back AS (
+  INSERT INTO intent_events (id, tenant, key, type, at, data) SELECT * FROM ev
+)
+SELECT * FROM back`,
+    values: [tenant, runId],
+  };
+}

@@ -45,11 +45,9 @@ describe("attack 20: abort of a run whose settled step was archived", () => {
   });
   afterEach(() => cleanup.run());
 
-  // BUG (issue 20 §1 × §3): abortRun lists the run's steps with store.listByRun, whose SQL
-  // (packages/db/src/intent-sql.ts listByRunSql) reads intent_records only; the sweeper's
-  // listUndoDueSql (run-abort-sql.ts) joins intent_records only too. An archived SUCCEEDED booking of
-  // the aborted run is never cancelled, and the report says complete: true with nothing to undo.
-  it.fails("the archived booking is cancelled once (or a person is asked), never reported complete with the booking standing", async () => {
+  // Was a bug (issue 20 §1 × §3): abortRun read only the live table. It now moves the run's archived
+  // records back first (IntentStore.restoreArchivedRun), so they are seen and undone.
+  it("the archived booking is cancelled once (or a person is asked), never reported complete with the booking standing", async () => {
     const booked = await ex.call({ runId, stepId: "hotel", tool: "book_hotel", args: HOTEL, deadline: turn() });
     expect(booked.status).toBe("SUCCEEDED");
     expect((await archiveIntents(store.prisma, { olderThanEpochMs: Date.now() + 3_600_000 })).moved).toBe(1);
