@@ -58,6 +58,31 @@ describe("attack 20: aborting one MCP conversation's default-scope run", () => {
   // step, but do not let a run abort of a default-scope run apply to the whole key silently — e.g.
   // refuse runs.abort / runs.operatorAbort of an `mcp-` default-scope run (ask the client to name its
   // run), or scope the abort to the aborted steps' session/conversation id recorded with each record.
+  it("runs.abort refuses a default-scope run (409 naming runId; runs.operatorAbort goes through the same abortInTenant): nothing is recorded, another conversation of the key goes on", async () => {
+    const carol = await mcpClient(service.url, agentKey);
+    clients.push(carol);
+    const first = await refund(carol, "CAROL-1");
+    expect(first.status).toBe("SUCCEEDED");
+    const reads = service.services.db.reads("default");
+    const runId = (await reads.getIntent(first.idempotency_key as string))?.record.runId as string;
+    expect(runId).toMatch(/^mcp-/);
+    const post = (procedure: string, input: unknown, key: string) =>
+      fetch(`${service.url}/trpc/${procedure}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(input),
+      });
+    const refused = await post("runs.abort", { runId, reason: "stop", budgetMs: 8000 }, agentKey);
+    expect(refused.status).toBe(409);
+    const body = JSON.stringify(await refused.json());
+    expect(body).toMatch(/MCP default scope/);
+    expect(body).toMatch(/runId/);
+    expect(await service.services.tenants.executor("default").store.getRunAbort(runId)).toBeNull();
+    const second = await refund(carol, "CAROL-2");
+    expect(second.status).toBe("SUCCEEDED");
+  });
+
+  // The core's abortRun itself still aborts the whole scope when called directly (the service refuses it).
   it.fails("another conversation of the same key is not aborted by it", async () => {
     const alice = await mcpClient(service.url, agentKey);
     const bob = await mcpClient(service.url, agentKey);

@@ -34,6 +34,17 @@ export interface DefaultScope {
   hasRecord(key: string): Promise<boolean>;
 }
 
+/** The shape of a default-scope run id: `mcp-<key id>-<window start, ISO 8601 UTC with ms>`. */
+const DEFAULT_SCOPE_RUN = /^mcp-.+-\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * Whether `runId` is a default-scope run ({@link scopeRuns}): one run for every MCP conversation of
+ * one key in its window, which a run abort would abort all at once.
+ */
+export function isDefaultScopeRun(runId: string): boolean {
+  return DEFAULT_SCOPE_RUN.test(runId);
+}
+
 /** The run of the default scope's window that holds `epochMs`, and its neighbour nearest to `epochMs`. */
 export function scopeRuns(callerId: string, epochMs: number, windowMs: number): { current: string; neighbour: string } {
   if (!Number.isSafeInteger(windowMs) || windowMs <= 0) {
