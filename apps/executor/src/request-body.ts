@@ -36,7 +36,7 @@ export const BODY_NOT_UTF8 =
 /** The rule an inexact number breaks, in words, naming what it would have become. */
 export function inexactNumberRule(text: string): string {
   return (
-    `is a number JSON cannot hold exactly (${text} would be read as ${String(Number(text))}): ` +
+    `must be a number JSON holds exactly (${text} would be read as ${String(Number(text))}): ` +
     "send it as a string to a field declared to take one"
   );
 }

@@ -265,6 +265,7 @@ describe("secret fields over HTTP on PostgreSQL", () => {
       "audit.list",
       "probe.rerun",
       "runs.operatorAbort",
+      "confirmations.preview",
     ]);
     // The calling agent's own answers (unmasked, as before) and procedures that carry no arguments.
     const unmasked = new Set([

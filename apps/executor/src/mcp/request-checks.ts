@@ -59,7 +59,7 @@ export function refuseMcpBody(
     return {
       status: 400,
       code: ErrorCode.InvalidParams,
-      message: `${field} ${inexactNumberRule(n.text)}`,
+      message: `${field}: ${inexactNumberRule(n.text)}`,
       data: { field },
     };
   }

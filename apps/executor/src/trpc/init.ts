@@ -106,7 +106,7 @@ const exactNumbers = t.middleware(async ({ ctx, batchIndex, path, next }) => {
   const outside = mine.find((n) => !inArgs(n));
   if (outside) {
     const field = outside.path.length ? outside.path.join(".") : "input";
-    throw toTRPCError(new AppError("BAD_INPUT", `${field} ${inexactNumberRule(outside.text)}`, { field }));
+    throw toTRPCError(new AppError("BAD_INPUT", `${field}: ${inexactNumberRule(outside.text)}`, { field }));
   }
   return next({ ctx: { ...ctx, inexactNumbers: mine.map((n) => ({ ...n, path: n.path.slice(1) })) } });
 });

@@ -49,7 +49,7 @@ export function refuseInexactArgs(tool: AnyTool | undefined, args: unknown, numb
     if (lossless) continue;
     const field = n.path.join(".");
     const rule = inexactNumberRule(n.text);
-    throw new AppError("BAD_INPUT", `args.${field} ${rule}`, {
+    throw new AppError("BAD_INPUT", `args.${field}: ${rule}`, {
       field: `args.${field}`,
       detail: invalidArgs(tool.name, { field, rule }),
     });
