@@ -300,7 +300,7 @@ describe("attack regressions: evidence and the human queue (real PostgreSQL)", (
       return { ex, key, cancels, settlesAt: waiting.settlesAtEpochMs };
     }
 
-    it("the refund took effect (lookups lag 800 ms): the sweeper finds it → SUCCEEDED, still in the human queue (RUN_ABORTED) to be compensated; never resent; an operator's compensate cancels it once", async () => {
+    it("the refund took effect (lookups lag 800 ms): the sweeper finds it → SUCCEEDED and, its run being aborted, it is compensated once on its own (rule 13, issue 20 §1); never resent; an operator's compensate then replays", async () => {
       const remote = cleanup.add(await startFakeRemote({ honorsKey: false }), (r) => r.close());
       remote.fault({ answer: "reset", visibleAfterMs: 800 });
       const { ex, key, cancels } = await abortedUnknown(remote, "found");
@@ -311,14 +311,15 @@ describe("attack regressions: evidence and the human queue (real PostgreSQL)", (
         await sleepPast(Math.min(legacyDeadline(record), Date.now() + 1000));
         await sweepKey(store, ex, key);
       }
+      await ex.undosDone();
       const found = await mustGet(store, key);
-      expect(found).toMatchObject({ status: "SUCCEEDED", resolution: "found", needsHuman: true });
-      expect(found.error?.code).toBe("RUN_ABORTED");
+      expect(found).toMatchObject({ status: "SUCCEEDED", resolution: "found", needsHuman: false });
       expect(found.result).toMatchObject({ id: remote.effects[0]!.id });
-      expect(await inQueue(key)).toBe(true);
       expect(remote.effects).toHaveLength(1);
       expect(remote.posts).toBe(1);
-      expect(cancels.posts).toBe(0); // nothing compensated on its own …
+      // Compensated once, without anyone aborting again; out of the human queue.
+      expect(cancels.effects.map((e) => e.body)).toEqual([{ refund_id: remote.effects[0]!.id }]);
+      expect(await inQueue(key)).toBe(false);
 
       const result = await ex.resolve(
         {
@@ -331,9 +332,8 @@ describe("attack regressions: evidence and the human queue (real PostgreSQL)", (
         },
         ops,
       );
-      expect(result.envelope).toMatchObject({ status: "SUCCEEDED" });
-      expect(cancels.effects.map((e) => e.body)).toEqual([{ refund_id: remote.effects[0]!.id }]); // … but by a person, once
-      expect(await inQueue(key)).toBe(false);
+      expect(result.envelope).toMatchObject({ status: "SUCCEEDED", replayed: true });
+      expect(cancels.effects).toHaveLength(1); // the person's compensate replays the one already made
     });
 
     it("the refund never took effect: past its settle window the sweeper re-checks it but never resends (an aborted run's step); it waits for a person", async () => {

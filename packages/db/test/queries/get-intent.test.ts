@@ -117,6 +117,7 @@ describe("getRun (real PostgreSQL)", () => {
       records: [],
       truncated: false,
       plan: { steps, declaredAtEpochMs: 1_700_000_000_000 },
+      abort: null,
     });
     expect((await getRun(store.prisma, "run-plan-only"))?.plan?.steps).toEqual(steps);
     // Another tenant does not see it.
