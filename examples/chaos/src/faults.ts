@@ -20,8 +20,8 @@ export const DEFAULT_INTERVALS_MS: Record<ChaosFault, number> = {
   pgcrash: 9000,
   lag: 8000,
   skew: 10000,
-  abort: 3000,
-  abortrace: 3000,
+  abort: 6000,
+  abortrace: 6000,
   operator: 4000,
 };
 
