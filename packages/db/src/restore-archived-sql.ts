@@ -19,25 +19,7 @@ const prefixed = (alias: string) => ARCHIVED_COLUMNS.replace(/(\w+)/g, `${alias}
  * live table).
  */
 export function restoreArchivedSql(tenant: string, key: string): Statement {
-  return {
-    name: "tristate_restore_archived_v1",
-    text: `WITH rec AS (
-  DELETE FROM intent_records_archive a WHERE a.tenant = $1 AND a.key = $2
-    AND NOT EXISTS (SELECT 1 FROM intent_records r WHERE r.tenant = $1
-      AND (r.key = $2 OR (r.run_id = a.run_id AND r.step_id = a.step_id AND r.tool = a.tool)))
-  RETURNING ${prefixed("a")}
-), back AS (
-  INSERT INTO intent_records (${ARCHIVED_COLUMNS}) SELECT ${ARCHIVED_COLUMNS.replace(/\bupdated_at\b/, "now()")} FROM rec
-  RETURNING ${RECORD_COLUMNS}
-), ev AS (
-  DELETE FROM intent_events_archive e WHERE e.tenant = $1 AND e.key = ANY (ARRAY(SELECT key FROM rec))
-  RETURNING e.id, e.tenant, e.key, e.type, e.at, e.data
-), ev_back AS (
-  INSERT INTO intent_events (id, tenant, key, type, at, data) SELECT * FROM ev
-)
-SELECT * FROM back`,
-    values: [tenant, key],
-  };
+  return restoreStatement("tristate_restore_archived_v1", "a.key = $2", [tenant, key]);
 }
 
 /**
@@ -48,10 +30,18 @@ SELECT * FROM back`,
  * database's now, as for {@link restoreArchivedSql}. Rows: the restored records.
  */
 export function restoreArchivedRunSql(tenant: string, runId: string): Statement {
+  return restoreStatement("tristate_restore_archived_run_v1", "a.run_id = $2", [tenant, runId]);
+}
+
+/**
+ * The one move back (both functions above): the archived records `which` selects ($1 the tenant, $2
+ * its value), each unless the live table holds its key or its (run, step, tool), with their timelines.
+ */
+function restoreStatement(name: string, which: string, values: [string, string]): Statement {
   return {
-    name: "tristate_restore_archived_run_v1",
+    name,
     text: `WITH rec AS (
-  DELETE FROM intent_records_archive a WHERE a.tenant = $1 AND a.run_id = $2
+  DELETE FROM intent_records_archive a WHERE a.tenant = $1 AND ${which}
     AND NOT EXISTS (SELECT 1 FROM intent_records r WHERE r.tenant = $1
       AND (r.key = a.key OR (r.run_id = a.run_id AND r.step_id = a.step_id AND r.tool = a.tool)))
   RETURNING ${prefixed("a")}
@@ -65,6 +55,6 @@ export function restoreArchivedRunSql(tenant: string, runId: string): Statement 
   INSERT INTO intent_events (id, tenant, key, type, at, data) SELECT * FROM ev
 )
 SELECT * FROM back`,
-    values: [tenant, runId],
+    values,
   };
 }
