@@ -45,6 +45,11 @@ export {
 } from "./operator-store.ts";
 export { DEFAULT_DATA_DIR, MIGRATIONS_DIR, REPO_ROOT, SCHEMA_PATH } from "./paths.ts";
 export {
+  type DatabaseTimeouts,
+  DEFAULT_DATABASE_TIMEOUTS,
+  QUERY_TIMEOUT_MARGIN_MS,
+} from "./pool-timeouts.ts";
+export {
   createPrismaIntentStore,
   PrismaIntentStore,
   type PrismaIntentStoreOptions,

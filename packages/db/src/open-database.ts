@@ -4,6 +4,7 @@ import type { TristateDatabase } from "./facade/ports.ts";
 import { postgresDatabase } from "./facade/postgres-database.ts";
 import { applyMigrations } from "./migrate/migrations.ts";
 import { DEFAULT_DATA_DIR } from "./paths.ts";
+import type { DatabaseTimeouts } from "./pool-timeouts.ts";
 import { PrismaIntentStore } from "./prisma-intent-store.ts";
 
 /** Options of {@link openDatabase}. */
@@ -18,6 +19,8 @@ export interface OpenDatabaseOptions {
   migrate?: boolean;
   /** Connections of the store's pool (ignored when embedded: one session). @default 10 */
   poolSize?: number;
+  /** Time limits of the store's pool (pool-timeouts.ts). @default DEFAULT_DATABASE_TIMEOUTS */
+  timeouts?: Partial<DatabaseTimeouts>;
 }
 
 /**
@@ -58,6 +61,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<O
     databaseUrl: url,
     singleSession: embedded !== undefined,
     ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+    ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
   });
   const database = postgresDatabase(store, {
     embedded: embedded !== undefined,

@@ -34,6 +34,7 @@ import {
   type Statement,
   updateSql,
 } from "./intent-sql.ts";
+import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS, poolTimeoutConfig } from "./pool-timeouts.ts";
 import { refusingForGood } from "./refused-write.ts";
 import { restoreArchivedRunSql, restoreArchivedSql } from "./restore-archived-sql.ts";
 import { getRunAbortSql, listUndoDueSql, markRunAbortedSql, type RunAbortRow, toRunAbort } from "./run-abort-sql.ts";
@@ -65,6 +66,11 @@ export interface PrismaIntentStoreOptions {
   groupUpdates?: boolean | GroupCommitOptions;
   /** The tenant this store is confined to (see {@link PrismaIntentStore.forTenant}). @default "default" */
   tenant?: string;
+  /**
+   * Time limits of the pool: connecting, one statement (server and client side), idle in a
+   * transaction (pool-timeouts.ts). @default DEFAULT_DATABASE_TIMEOUTS (5 s, 30 s, 60 s)
+   */
+  timeouts?: Partial<DatabaseTimeouts>;
 }
 
 /** The connections a store and its tenant views share. */
@@ -116,7 +122,15 @@ export class PrismaIntentStore implements IntentStore {
             await client.query("DEALLOCATE ALL");
           }
         : undefined;
-      const pool = new pg.Pool({ ...config, ...jitOff, max: poolSize, ...(onConnect ? { onConnect } : {}) });
+      // Bounded waits (issue 21 §1): a database that stops answering fails queries within the limits.
+      const limits = poolTimeoutConfig({ ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts }, !options.singleSession);
+      const pool = new pg.Pool({
+        ...config,
+        ...jitOff,
+        ...limits,
+        max: poolSize,
+        ...(onConnect ? { onConnect } : {}),
+      });
       pool.on("error", () => {}); // an idle client's error (server restart) only drops that client
       const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
       const group = options.groupCommit ?? true;

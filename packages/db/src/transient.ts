@@ -6,9 +6,15 @@
  * operator intervention, 53300 too many connections, 40001/40P01 serialization failure and deadlock,
  * rolled back and safe to repeat), node-postgres's and Prisma's messages for a connection lost
  * mid-statement, and Prisma's codes P1001/P1002/P1017/P2024.
+ *
+ * The pool's time limits (pool-timeouts.ts) are transient too: 57014 (`statement_timeout` — the
+ * server cancelled and rolled back the statement), 25P03 (`idle_in_transaction_session_timeout`),
+ * pg-pool's "timeout exceeded when trying to connect", and pg's client-side "Query read timeout"
+ * (the server could not be heard: whether a write landed is unknown, so only statements that are safe
+ * to repeat — the store's claims and compare-and-set writes are — may be repeated on it).
  */
 
-const TRANSIENT_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "40001", "40P01"]);
+const TRANSIENT_SQLSTATES = new Set(["57P01", "57P02", "57P03", "57P05", "57014", "25P03", "53300", "40001", "40P01"]);
 const TRANSIENT_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN"]);
 const TRANSIENT_PRISMA_CODES = new Set(["P1001", "P1002", "P1017", "P2024"]);
 const TRANSIENT_MESSAGES = [
@@ -18,6 +24,9 @@ const TRANSIENT_MESSAGES = [
   /Server has closed the connection/i,
   /Client has encountered a connection error/i,
   /timeout exceeded when trying to connect/i,
+  /Query read timeout/i,
+  /canceling statement due to statement timeout/i,
+  /idle-in-transaction timeout/i,
   /the database system is (starting up|shutting down|in recovery mode)/i,
   /is not currently accepting connections/i,
   /Can't reach database server/i,
