@@ -28,6 +28,24 @@ const schema = z.object({
    * embedded database always uses one. @default 40
    */
   TRISTATE_DB_POOL_SIZE: ms(40, 1, 1000),
+  /**
+   * Longest wait to open a PostgreSQL connection, or for a free one of the pool, ms (100–600000,
+   * default 5000); then the query fails as a transient database error (503 with `Retry-After`).
+   */
+  TRISTATE_DB_CONNECT_TIMEOUT_MS: ms(5_000, 100, 600_000),
+  /**
+   * Longest a statement may run, ms (1000–3600000, default 30000): the server's `statement_timeout`
+   * cancels it and rolls it back; the client gives up 2 s later (`query_timeout`) when the server
+   * cannot be heard at all. A call never waits this long: its deadline bounds it first; this bounds
+   * what the service holds (connections, locks) for a database that stopped answering. Migrations
+   * run on their own connections, without it.
+   */
+  TRISTATE_DB_STATEMENT_TIMEOUT_MS: ms(30_000, 1_000, 3_600_000),
+  /**
+   * A database session left idle inside a transaction is ended by the server after this long, ms
+   * (1000–3600000, default 60000), releasing its locks.
+   */
+  TRISTATE_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: ms(60_000, 1_000, 3_600_000),
   /** Path of the tool catalog module (`tristate.config.ts`); absent: the built-in demo catalog. */
   TRISTATE_CONFIG: optionalString,
   /** Base URL of the payment service the example catalog (`tristate.config.ts`) calls. */
@@ -119,7 +137,11 @@ const schema = z.object({
   TRISTATE_PROBE_SPACING_MS: ms(1000, 0, 600_000),
   /** Timeout of one probe, ms. */
   TRISTATE_PROBE_TIMEOUT_MS: ms(5000, 100, 600_000),
-  /** Grace period on SIGTERM for in-flight calls, ms. */
+  /**
+   * Grace period on SIGTERM/SIGINT for in-flight calls, ms (0–600000, default 10000). The process
+   * exits within this plus `SHUTDOWN_MARGIN_MS` (2 s, service.ts) whatever the database does: what is
+   * still unsettled then is left to the sweepers.
+   */
   TRISTATE_SHUTDOWN_GRACE_MS: ms(10_000, 0, 600_000),
   /**
    * Secret for confirmation tokens (HMAC-SHA256), at least 16 characters; replicas must share it.

@@ -42,6 +42,11 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
     ...(env.TRISTATE_DATA_DIR ? { dataDir: env.TRISTATE_DATA_DIR } : {}),
     poolSize: env.TRISTATE_DB_POOL_SIZE,
+    timeouts: {
+      connectTimeoutMs: env.TRISTATE_DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: env.TRISTATE_DB_STATEMENT_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: env.TRISTATE_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    },
   });
   // The service is typed to the ports; the PostgreSQL store itself only backs `services.store`.
   const db: TristateDatabase = opened;
