@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   };
   const service = await startServiceChild(serviceEnv);
   try {
-    const floor = await runAgents(AGENTS, 1, FLOOR_SECONDS, floorCall(remote, net.fetches));
+    const floor = await runAgents(AGENTS, WARMUP_SECONDS, FLOOR_SECONDS, floorCall(remote, net.fetches));
     load.afterFloor = loadAverage();
     const clients = net.fetches.map((fetch) => createTristateClient({ url: service.url, apiKey: agentKey, fetch }));
     const through = await runAgents(AGENTS, WARMUP_SECONDS, SECONDS, async (agent, i) => {

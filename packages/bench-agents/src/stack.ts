@@ -148,7 +148,7 @@ export function loopbackFetches(addresses: number): {
 } {
   const agents = Array.from(
     { length: addresses },
-    (_, i) => new Agent({ connect: { localAddress: `127.0.0.${i + 2}` }, keepAliveTimeout: 4_000 }),
+    (_, i) => new Agent({ localAddress: `127.0.0.${i + 2}`, keepAliveTimeout: 4_000 }),
   );
   const fetches = agents.map(
     (dispatcher) =>
