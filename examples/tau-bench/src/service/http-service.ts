@@ -27,7 +27,7 @@ import {
   resolveRealism,
 } from "./realism.ts";
 import { deriveSeed } from "./rng.ts";
-import { EffectLog, IdempotencyStore, type KeyEntry } from "./stores.ts";
+import { EffectLog, IdempotencyStore, type KeyEntry, type RequestArrival } from "./stores.ts";
 
 /** Options of {@link createTauService}. */
 export interface TauServiceOptions {
@@ -66,6 +66,8 @@ class Instance {
   db: Database;
   keys: IdempotencyStore;
   effects = new EffectLog();
+  /** Every tool request as it arrived, oldest first (`GET /<d>/requests`). */
+  requests: RequestArrival[] = [];
   planner: FaultPlanner;
 
   constructor(
@@ -83,6 +85,7 @@ class Instance {
     this.db = freshDatabase(this.base);
     this.keys = new IdempotencyStore(this.retentionMs);
     this.effects = new EffectLog();
+    this.requests = [];
     if (seed !== undefined) this.planner = new FaultPlanner(faults, deriveSeed(seed, this.name));
   }
 
@@ -149,6 +152,15 @@ export function createTauService(options: TauServiceOptions): TauService {
     tool: ToolDef,
   ) {
     const isWrite = tool.kind === "write";
+    const deadline = Number(req.headers["request-deadline"]);
+    const rawKeyHeader = req.headers["idempotency-key"];
+    inst.requests.push({
+      tool: tool.name,
+      kind: isWrite ? "write" : "read",
+      at: Date.now(),
+      deadlineEpochMs: req.headers["request-deadline"] !== undefined && Number.isFinite(deadline) ? deadline : null,
+      ...(typeof rawKeyHeader === "string" ? { key: rawKeyHeader } : {}),
+    });
     const fault: FaultKind | undefined = isWrite ? inst.planner.next() : undefined;
     if (fault === "refuse") {
       req.socket.destroy();
@@ -312,6 +324,9 @@ export function createTauService(options: TauServiceOptions): TauService {
     }
     if (action === "effects" && rest.length === 0 && method === "GET") {
       return send(res, 200, { effects: inst.effects.all() });
+    }
+    if (action === "requests" && rest.length === 0 && method === "GET") {
+      return send(res, 200, { requests: inst.requests });
     }
     if (action === "state-hash" && rest.length === 0 && method === "GET") {
       return send(res, 200, { state_hash_jcs: stateHashJcs(inst.db) });

@@ -115,6 +115,19 @@ export class EffectLog {
   }
 }
 
+/** One tool request as it arrived (before any injected fault): what the `Request-Deadline` check reads. */
+export interface RequestArrival {
+  tool: string;
+  /** `write` or `read`. */
+  kind: "write" | "read";
+  /** When the request reached the service, epoch ms (the service's clock). */
+  at: number;
+  /** Its `Request-Deadline` header, epoch ms; null when absent or not a number. */
+  deadlineEpochMs: number | null;
+  /** Its `Idempotency-Key` header, if any. */
+  key?: string;
+}
+
 /** True when a scalar argument equals a query value (numbers compared numerically). */
 export function scalarMatches(arg: unknown, query: string): boolean {
   if (typeof arg === "number") return query.trim() !== "" && Number(query) === arg;
