@@ -73,7 +73,7 @@ export async function sendAbort(
       await sleep(answer.retryInMs);
       continue;
     }
-    if ("status" in answer) return { detail: `run ${runId}: ${via} answered ${answer.status}`, answeredAt: null };
+    if ("error" in answer) return { detail: `run ${runId}: ${via} answered ${answer.status}`, answeredAt: null };
     const report = answer.data as {
       complete?: boolean;
       needsHuman?: number;

@@ -7,6 +7,7 @@
 import type { Envelope } from "@tristate/core";
 import { catalogName } from "@tristate/example-tau-bench/catalog";
 import type { ReplayTask } from "@tristate/example-tau-bench/replay";
+import type { CallTiming } from "./deadline-checks.ts";
 
 /** How the agent behaves. */
 export interface AgentPolicy {
@@ -45,6 +46,8 @@ export interface AgentHooks {
    * replica answered may still run at the executor: it stays in flight until an answer comes).
    */
   onFlight?(index: number | null): void;
+  /** Told how every call ended against the deadline it carried (the deadline checks). */
+  onTiming?(timing: CallTiming): void;
 }
 
 /** Shared state of the agents: calls in flight now (read when a replica is killed). */
@@ -63,6 +66,9 @@ function retryAfterMs(res: Response): number {
   return Number.isFinite(s) && s > 0 ? Math.min(s * 1000, 5000) : 500;
 }
 
+/** Why a POST got no usable answer: a 5xx/503/429 status, or none (gave up after the timeout, or refused/reset). */
+type NoAnswer = { retryInMs: number } & ({ status: number } | { failed: "gave_up" | "lost" });
+
 /** One POST to a tRPC mutation on one replica: the envelope, or why there was none. */
 export async function post(
   pool: AgentPool,
@@ -70,7 +76,7 @@ export async function post(
   path: string,
   body: unknown,
   timeoutMs: number,
-): Promise<{ data: unknown } | { retryInMs: number } | { status: number; error: unknown }> {
+): Promise<{ data: unknown; status: number } | NoAnswer | { status: number; error: unknown }> {
   pool.inFlight++;
   try {
     const res = await fetch(`${url}/trpc/${path}`, {
@@ -81,17 +87,19 @@ export async function post(
     });
     if (res.status === 503 || res.status === 429) {
       await res.body?.cancel();
-      return { retryInMs: retryAfterMs(res) };
+      return { retryInMs: retryAfterMs(res), status: res.status };
     }
     if (res.status >= 500) {
       await res.body?.cancel();
-      return { retryInMs: 200 };
+      return { retryInMs: 200, status: res.status };
     }
     const json = (await res.json()) as { result?: { data?: unknown }; error?: unknown };
     if (!res.ok || json.result?.data === undefined) return { status: res.status, error: json.error ?? json };
-    return { data: json.result.data };
-  } catch {
-    return { retryInMs: 200 }; // refused, reset, timed out: nothing known, the same call again is safe
+    return { data: json.result.data, status: res.status };
+  } catch (error) {
+    // Refused, reset, timed out: nothing known, the same call again is safe.
+    const gaveUp = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+    return { retryInMs: 200, failed: gaveUp ? "gave_up" : "lost" };
   } finally {
     pool.inFlight--;
   }
@@ -125,19 +133,32 @@ export async function runAgent(
       result.calls++;
       if (result.firstCallAt.length === index) result.firstCallAt.push(Date.now());
       hooks.onFlight?.(index);
+      const url = pool.urls[replica % pool.urls.length] as string;
+      const sentAt = Date.now();
+      const deadlineEpochMs = sentAt + policy.turnMs;
+      const stepId = `a${index}`;
       const answer = await post(
         pool,
-        pool.urls[replica % pool.urls.length] as string,
+        url,
         "calls.execute",
         {
           runId,
-          stepId: `a${index}`,
+          stepId,
           tool: catalogName(task.domain, action.name),
           args: { ...action.kwargs, tenant },
-          deadlineEpochMs: Date.now() + policy.turnMs,
+          deadlineEpochMs,
         },
         policy.turnMs + 5000,
       );
+      hooks.onTiming?.({
+        runId,
+        stepId,
+        url,
+        sentAt,
+        deadlineEpochMs,
+        endedAt: Date.now(),
+        ...("failed" in answer ? { outcome: answer.failed } : { outcome: "answer", status: answer.status }),
+      });
       if ("retryInMs" in answer) {
         // Unanswered: the call may still run at the executor, so it stays "in flight".
         result.unanswered++;
@@ -146,7 +167,7 @@ export async function runAgent(
         continue;
       }
       hooks.onFlight?.(null);
-      if ("status" in answer) {
+      if ("error" in answer) {
         result.stopped = "api_error";
         result.told[index] = { status: "UNKNOWN", code: `API_${answer.status}` };
         return result;

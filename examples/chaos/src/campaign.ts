@@ -3,22 +3,26 @@
  * rounds of agents driving tasks while the fault schedule runs; after each round the faults stop,
  * every replica comes back, the sweepers settle what they can, and the checker reads the result.
  */
-import { randomBytes } from "node:crypto";
-import { resolve } from "node:path";
-import { ApiKeyStore, createPrismaIntentStore } from "@tristate/db";
 import { createTauService, mulberry32, tauBenchDataDir } from "@tristate/example-tau-bench";
 import { loadReplayTasks, REVERSALS, type ReplayTask } from "@tristate/example-tau-bench/replay";
 import { type AbortAnswer, abortRaceOne, type LiveRun, raceHooks, sendAbort } from "./abort-race.ts";
 import { type AgentPool, type AgentResult, runAgent } from "./agent.ts";
 import { addViolations, checkRound, NO_VIOLATIONS, type TaskObservation, violationCount } from "./checker.ts";
+import { killsTarget, openDatabasePath } from "./db-stall.ts";
+import {
+  addDeadlineTallies,
+  type CallTiming,
+  deadlineFailures,
+  judgeRoundDeadlines,
+  NO_DEADLINE_TALLY,
+} from "./deadline-checks.ts";
 import { emptyCounts, type FaultCounts, runSchedule } from "./faults.ts";
 import { observeRound, operatorAction, waitSettled } from "./observe.ts";
 import type { CampaignOptions } from "./options.ts";
 import { createTempCluster, freePort, type TempCluster } from "./postgres.ts";
 import { ReplicaSet } from "./replicas.ts";
 import type { CampaignReport, RoundReport } from "./report.ts";
-
-const CATALOG = resolve(import.meta.dirname, "catalog.config.ts");
+import { startExecutors } from "./setup.ts";
 
 /** Fisher–Yates with the campaign's RNG. */
 function shuffled<T>(items: readonly T[], random: () => number): T[] {
@@ -32,7 +36,10 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
 
 /** True once every selected kind fired `kills` times (when `--kills` was given). */
 function killsReached(options: CampaignOptions, counts: FaultCounts): boolean {
-  return options.kills !== undefined && options.faults.every((k) => counts.fired[k] >= (options.kills ?? 0));
+  return (
+    options.kills !== undefined &&
+    options.faults.every((k) => counts.fired[k] >= killsTarget(k, options.kills ?? 0, options.minutes))
+  );
 }
 
 /**
@@ -47,6 +54,7 @@ export async function runCampaign(
   const random = mulberry32(options.seed);
   const tasks = loadReplayTasks(options.sources).filter((t) => t.actions.some((a) => a.write));
   const cluster = await createTempCluster();
+  const database = await openDatabasePath(cluster, await freePort());
   const service = createTauService({
     dataDir: options.dataDir ?? tauBenchDataDir(),
     faults: options.baseFaults,
@@ -59,10 +67,12 @@ export async function runCampaign(
   const counts = emptyCounts();
   const rounds: RoundReport[] = [];
   let total = NO_VIOLATIONS;
+  let deadlinesTotal = NO_DEADLINE_TALLY;
   // Ctrl-C or a CI timeout: stop the replicas and remove the temporary cluster before leaving.
   const onSignal = () => {
     void replicas
       .stopAll()
+      .then(() => database.close())
       .then(() => cluster.remove())
       .finally(() => process.exit(130));
   };
@@ -71,28 +81,7 @@ export async function runCampaign(
   const unexpectedExits = () => replicas.replicas.reduce((n, r) => n + r.crashes.length, 0);
   try {
     const serviceUrl = await service.listen(0);
-    const timing = {
-      rate: Math.max(options.baseFaults.rate, options.lagFaults.rate),
-      mix: { ...options.baseFaults.mix, lag: 1 },
-      lagMs: Math.max(options.baseFaults.lagMs, options.lagFaults.lagMs),
-    };
-    replicas.setEnv({
-      DATABASE_URL: cluster.url,
-      TRISTATE_CONFIG: options.catalog ?? CATALOG,
-      TRISTATE_CHAOS_SERVICE_URL: serviceUrl,
-      TRISTATE_CHAOS_TIMING: JSON.stringify(timing),
-      TRISTATE_SWEEP_INTERVAL_MS: String(options.sweepIntervalMs),
-      TRISTATE_CONFIRMATION_SECRET: randomBytes(24).toString("hex"),
-      TRISTATE_SHUTDOWN_GRACE_MS: "0",
-    });
-    const [first, ...others] = replicas.replicas;
-    if (first) await replicas.start(first); // the first one migrates the empty database
-    await Promise.all(others.map((r) => replicas.start(r)));
-    const store = createPrismaIntentStore({ databaseUrl: cluster.url });
-    const keys = new ApiKeyStore(store.prisma);
-    const agentKey = (await keys.create({ name: "chaos agent", role: "agent" })).secret;
-    const adminKey = (await keys.create({ name: "chaos operator", role: "admin" })).secret;
-    await store.close();
+    const { agentKey, adminKey } = await startExecutors(options, cluster, database, replicas, serviceUrl);
     const pool: AgentPool = { urls: replicas.urls, agentKey, inFlight: 0 };
     let order: ReplayTask[] = [];
     // With `abortrace`, a share of the runs is a task with a booking (the one compensable tool), so
@@ -109,6 +98,7 @@ export async function runCampaign(
     for (let round = 1; Date.now() < deadline && !killsReached(options, counts); round++) {
       const prefix = `chaos-${options.seed}-r${round}`;
       const runs: LiveRun[] = [];
+      const timings: CallTiming[] = [];
       const fire = async (r: LiveRun): Promise<AbortAnswer> => {
         const first = Math.floor(random() * pool.urls.length);
         r.abort = await sendAbort(pool, adminKey, r.race?.via ?? "runs.abort", r.runId, first);
@@ -125,7 +115,7 @@ export async function runCampaign(
             const r = newRun(task, `${prefix}.s${slot}t${n}.${task.id}`, `r${round}s${slot}t${n}`);
             runs.push(r);
             const halt = () => (r.aborted ? "aborted" : Date.now() - roundStart > cutoffMs ? "timeout" : null);
-            const hooks = raceHooks(r, fire, random);
+            const hooks = { ...raceHooks(r, fire, random), onTiming: (t: CallTiming) => timings.push(t) };
             r.result = await runAgent(pool, r.task, r.runId, r.tenant, options.policy, halt, random, hooks);
           }
         }),
@@ -141,6 +131,7 @@ export async function runCampaign(
         {
           replicas,
           cluster,
+          database,
           service,
           pool,
           baseFaults: options.baseFaults,
@@ -166,6 +157,10 @@ export async function runCampaign(
       const { settle, observations } = await settleAndObserve(cluster.pool, serviceUrl, prefix, runs, options);
       const { violations, aborts, details, planted } = checkRound(observations);
       total = addViolations(total, violations);
+      const skewOf = (url: string) => replicas.replicas.find((x) => x.url === url)?.skewMs ?? 0;
+      const segments = runs.map((r) => ({ runId: r.runId, segment: `${r.task.domain}.${r.tenant}` }));
+      const deadlines = await judgeRoundDeadlines(serviceUrl, segments, timings, skewOf);
+      deadlinesTotal = addDeadlineTallies(deadlinesTotal, deadlines.tally);
       const report: RoundReport = {
         round,
         startedAt: new Date(roundStart).toISOString(),
@@ -182,20 +177,28 @@ export async function runCampaign(
         stopped: countStops(runs.map((r) => r.result)),
         unanswered: runs.reduce((n, r) => n + (r.result?.unanswered ?? 0), 0),
         violations,
+        deadlines: deadlines.tally,
         aborts,
         planted,
         unexpectedExits: unexpectedExits(),
         schedule: events,
-        details,
+        details: [...details, ...deadlines.details],
       };
       rounds.push(report);
       onRound(report, counts);
-      if (violationCount(violations) > 0 || !planted.duplicate || !planted.gap || !planted.abort) break;
+      if (
+        violationCount(violations) + deadlineFailures(deadlines.tally) > 0 ||
+        !planted.duplicate ||
+        !planted.gap ||
+        !planted.abort
+      )
+        break;
     }
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await replicas.stopAll();
+    await database.close();
     await service.close().catch(() => {});
     await cluster.remove();
   }
@@ -210,6 +213,7 @@ export async function runCampaign(
     rounds,
     counts,
     violations: total,
+    deadlines: deadlinesTotal,
     unexpectedExits: unexpectedExits(),
     exits: replicas.replicas.flatMap((r) => r.crashes.map((c) => ({ replica: r.index, ...c }))),
   };

@@ -5,11 +5,22 @@
  */
 import type { FaultConfig, TauService } from "@tristate/example-tau-bench";
 import type { AgentPool } from "./agent.ts";
+import { type DatabasePath, drawStallMs } from "./db-stall.ts";
 import type { TempCluster } from "./postgres.ts";
 import type { ReplicaSet } from "./replicas.ts";
 
 /** The fault kinds of `--faults`. */
-export const FAULT_KINDS = ["kill", "pgkill", "pgcrash", "lag", "skew", "abort", "abortrace", "operator"] as const;
+export const FAULT_KINDS = [
+  "kill",
+  "pgkill",
+  "pgcrash",
+  "lag",
+  "skew",
+  "abort",
+  "abortrace",
+  "operator",
+  "dbstall",
+] as const;
 /** One of {@link FAULT_KINDS}. */
 export type ChaosFault = (typeof FAULT_KINDS)[number];
 
@@ -23,6 +34,9 @@ export const DEFAULT_INTERVALS_MS: Record<ChaosFault, number> = {
   abort: 6000,
   abortrace: 6000,
   operator: 4000,
+  // A stall lasts 10–60 s and stalls never overlap: the first of a round comes 15–45 s in, so a
+  // 45-s round sees one.
+  dbstall: 60_000,
 };
 
 /** One firing, as logged in the schedule. */
@@ -38,6 +52,8 @@ export interface FaultEvent {
 export interface FaultTargets {
   replicas: ReplicaSet;
   cluster: TempCluster;
+  /** The proxy between the replicas and the cluster (`dbstall`). */
+  database: DatabasePath;
   service: TauService;
   pool: AgentPool;
   /** The remote's normal faults, and those of a lag episode (lag longer than a call's probe rounds). */
@@ -71,15 +87,15 @@ export interface FaultCounts {
 /** Zero counters. */
 export function emptyCounts(): FaultCounts {
   return {
-    fired: { kill: 0, pgkill: 0, pgcrash: 0, lag: 0, skew: 0, abort: 0, abortrace: 0, operator: 0 },
+    fired: { kill: 0, pgkill: 0, pgcrash: 0, lag: 0, skew: 0, abort: 0, abortrace: 0, operator: 0, dbstall: 0 },
     killsInFlight: 0,
     killsStarting: 0,
     backendsTerminated: 0,
   };
 }
 
-/** Kinds of which one firing runs at a time (the database has one postmaster; lag episodes do not nest). */
-const EXCLUSIVE = new Set<ChaosFault>(["pgkill", "pgcrash", "lag"]);
+/** Kinds of which one firing runs at a time (the database has one postmaster; lag episodes and stalls do not nest). */
+const EXCLUSIVE = new Set<ChaosFault>(["pgkill", "pgcrash", "lag", "dbstall"]);
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -161,6 +177,15 @@ export async function runSchedule(
             targets.service.setFaults(targets.baseFaults);
             return;
           }
+          case "dbstall": {
+            const { proxy } = targets.database;
+            const stallMs = drawStallMs(targets.random);
+            log(
+              `database stalled ${stallMs} ms (forwarding stopped, ${proxy.connections()} connections held open), ${targets.pool.inFlight} calls in flight`,
+            );
+            await proxy.stallFor(stallMs);
+            return;
+          }
           case "abort":
           case "abortrace":
           case "operator": {
@@ -190,5 +215,6 @@ export async function runSchedule(
   }
   await Promise.all(pending);
   targets.service.setFaults(targets.baseFaults);
+  targets.database.proxy.resume();
   return events.sort((a, b) => a.t - b.t);
 }

@@ -5,6 +5,8 @@
  */
 import { runCampaign } from "./campaign.ts";
 import { violationCount } from "./checker.ts";
+import { killsTarget } from "./db-stall.ts";
+import { deadlineFailures } from "./deadline-checks.ts";
 import { type CampaignOptions, CHAOS_USAGE, parseChaosArgs } from "./options.ts";
 import { roundLine, summaryText, writeJson, writeRepro } from "./report.ts";
 
@@ -28,7 +30,11 @@ async function main(): Promise<number> {
   const report = await runCampaign(options, (round) => console.log(roundLine(round)));
   const notes: string[] = [];
   const failedRound = report.rounds.find(
-    (r) => violationCount(r.violations) > 0 || !r.planted.duplicate || !r.planted.gap || !r.planted.abort,
+    (r) =>
+      violationCount(r.violations) + deadlineFailures(r.deadlines) > 0 ||
+      !r.planted.duplicate ||
+      !r.planted.gap ||
+      !r.planted.abort,
   );
   let code = 0;
   if (failedRound) {
@@ -38,7 +44,9 @@ async function main(): Promise<number> {
     code = 1;
   }
   const short =
-    options.kills !== undefined ? options.faults.filter((k) => report.counts.fired[k] < (options.kills ?? 0)) : [];
+    options.kills !== undefined
+      ? options.faults.filter((k) => report.counts.fired[k] < killsTarget(k, options.kills ?? 0, options.minutes))
+      : [];
   if (!failedRound && short.length) {
     notes.push(
       `--kills ${options.kills} not reached in ${options.minutes} min: ${short.map((k) => `${k} ${report.counts.fired[k]}`).join(", ")}`,

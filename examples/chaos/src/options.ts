@@ -6,13 +6,15 @@ import { parseArgs } from "node:util";
 import { DEFAULT_FAULTS, type FaultConfig, invocationDir, tauBenchDataDir } from "@tristate/example-tau-bench";
 import { type TaskSource, visibleSplits } from "@tristate/example-tau-bench/replay";
 import type { AgentPolicy } from "./agent.ts";
+import { DBSTALL_FIRINGS_PER_MINUTE, killsTarget } from "./db-stall.ts";
 import { type ChaosFault, DEFAULT_INTERVALS_MS, FAULT_KINDS } from "./faults.ts";
 
 /** Usage text. */
 export const CHAOS_USAGE = `usage: pnpm chaos [options]
   --minutes N        how long the campaign runs (default 10); it ends after the round running then
   --kills N          also end once every selected fault kind fired N times; the kinds then fire often
-                     enough to get there in a third of --minutes, and falling short is a failure (exit 3)
+                     enough to get there in a third of --minutes, and falling short is a failure (exit 3);
+                     dbstall (10–60 s each) needs only min(N, ${DBSTALL_FIRINGS_PER_MINUTE} per minute of --minutes)
   --seed N           seed of the schedule, the task order and the remote's faults (default: random, printed)
   --replicas N       executor replicas, 1–3 (default 3)
   --faults LIST      kinds to inject, comma-separated (default all): ${FAULT_KINDS.join(",")}
@@ -118,8 +120,8 @@ export function parseChaosArgs(argv: string[]): CampaignOptions | { help: true }
   if (kills !== undefined) {
     // N firings of each kind in about a third of the time: the rest is start-up, the round's tail,
     // settling and checking.
-    const pace = (minutes * 60_000 * 0.35) / kills;
-    for (const k of FAULT_KINDS) intervals[k] = Math.min(intervals[k], pace);
+    for (const k of FAULT_KINDS)
+      intervals[k] = Math.min(intervals[k], (minutes * 60_000 * 0.35) / killsTarget(k, kills, minutes));
   }
   const baseFaults: FaultConfig = { ...DEFAULT_FAULTS, rate: 0.15, seed, hangMs: 4000, lagMs: 2000 };
   return {

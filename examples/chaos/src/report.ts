@@ -1,6 +1,7 @@
 /** The campaign's output: one line per round, the summary, the JSON report and the reproduction file. */
 import { writeFileSync } from "node:fs";
 import type { AbortTally, Violations } from "./checker.ts";
+import { type DeadlineTally, deadlineText } from "./deadline-checks.ts";
 import type { ChaosFault, FaultCounts, FaultEvent } from "./faults.ts";
 
 /** One round. */
@@ -25,6 +26,8 @@ export interface RoundReport {
   /** Calls the executor did not answer (connection errors, 5xx, timeouts), asked again. */
   unanswered: number;
   violations: Violations;
+  /** Answers by deadline − reserve, sends before their deadline (issue 21 §1). */
+  deadlines: DeadlineTally;
   /** What the round's aborted runs left at the remote (`abort` and `abortrace`). */
   aborts: AbortTally;
   /** The checker flagged the planted duplicate / gap / unreversed effect of an aborted run. */
@@ -47,6 +50,7 @@ export interface CampaignReport {
   rounds: RoundReport[];
   counts: FaultCounts;
   violations: Violations;
+  deadlines: DeadlineTally;
   unexpectedExits: number;
   exits: { replica: number; code: number | null; output: string }[];
 }
@@ -71,6 +75,7 @@ export function roundLine(r: RoundReport): string {
     `effects ${r.effects} lagged ${r.laggedEffects} records ${r.records} queue ${r.inHumanQueue} [${stops}]`,
     abortText(r.aborts),
     v(r.violations),
+    deadlineText(r.deadlines),
     planted,
   ].join(" | ");
 }
@@ -105,7 +110,7 @@ export function summaryText(c: CampaignReport, passed: boolean, note: string[]):
     "",
     `chaos ${passed ? "PASSED" : "FAILED"} — seed ${c.seed}, ${c.replicas} replica(s), ${(c.durationMs / 60_000).toFixed(1)} min, ${c.rounds.length} rounds, ${tasks} task runs`,
     `  executor SIGKILLs ${killsAll} (kill ${f.kill}, skew restarts ${f.skew}; ${c.counts.killsInFlight} with calls in flight, ${c.counts.killsStarting} while starting)`,
-    `  PostgreSQL crashes ${f.pgcrash} (immediate shutdown + restart); pgkill ${f.pgkill} (${c.counts.backendsTerminated} backends terminated)`,
+    `  PostgreSQL crashes ${f.pgcrash} (immediate shutdown + restart); pgkill ${f.pgkill} (${c.counts.backendsTerminated} backends terminated); database stalls ${f.dbstall} (forwarding stopped 10–60 s)`,
     `  lag episodes ${f.lag} (${lagged} effects lagged); aborted sagas ${f.abort}; aborts racing in-flight calls ${f.abortrace}; operator actions ${f.operator}`,
     `  ${abortText(aborts)} (effects at the remote after settling; unreversed ${aborts.unreversed}, done after the abort ${aborts.doneAfterAbort})`,
     `  effects ${effects}, intent records ${records}, left waiting for a person ${queue}, calls unanswered and asked again ${unanswered}`,
@@ -114,6 +119,7 @@ export function summaryText(c: CampaignReport, passed: boolean, note: string[]):
       .join(", ")}`,
     `  replica exits not caused by the campaign: ${c.unexpectedExits}`,
     `  violations: ${v(c.violations)}`,
+    `  ${deadlineText(c.deadlines)}; worst answer ${c.deadlines.worstAnswerLateMs} ms past deadline − reserve, worst send ${c.deadlines.worstSendLateMs} ms past its deadline; ${c.deadlines.lost} calls lost to killed replicas, ${c.deadlines.sendsWithoutDeadline} sends without Request-Deadline`,
     ...note.map((n) => `  ${n}`),
   ].join("\n");
 }
@@ -133,6 +139,7 @@ export function writeRepro(path: string, c: CampaignReport, round: RoundReport):
     faults: c.faults,
     intervalsMs: c.intervalsMs,
     violations: round.violations,
+    deadlines: round.deadlines,
     planted: round.planted,
     checkerSaw: round.details,
     schedule: round.schedule,
