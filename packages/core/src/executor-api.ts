@@ -148,7 +148,9 @@ export interface Executor {
   confirmationFor(input: Omit<CallInput, "deadline" | "confirmationToken">): ConfirmationRequest;
   /**
    * Resolves when every outcome write this executor had left in the background (`backgroundOutcomes`)
-   * when called has settled: written, or failed and left PENDING for the sweeper. Readers in this
+   * when called has settled: written, or failed and left PENDING for the sweeper — and the work of
+   * every call answered at its answer time while its own work went on (a stalled intent log, issue
+   * 21 §1): ended, sending nothing after its deadline. Readers in this
    * process that must show what a caller was already told (the API's reads, a graceful stop) await
    * it first. Never rejects.
    */

@@ -1,5 +1,6 @@
 import { type Span, SpanStatusCode } from "@opentelemetry/api";
 import { abortAwareStore, abortedRunEnvelope, undoAbortedSteps, undoIfRunAborted } from "./abort-undo.ts";
+import { answerByDeadline, type CallProgress } from "./answer-by.ts";
 import { type CallInput, confirmationFor, declarePlan, invalidArgs, keyFor, zodIssue } from "./call-input.ts";
 import { isCanonicalisationError } from "./canon.ts";
 import { systemClock } from "./clock.ts";
@@ -69,6 +70,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     pendingOutcomes: new Map(),
     pendingUndos: new Map(),
     pendingLateEvidence: new Map(),
+    lateCalls: new Map(),
     undoIfAborted: async () => null,
     reserveMs: options.reserveMs ?? DEFAULT_RESERVE_MS,
     minCallBudgetMs: options.minCallBudgetMs ?? MIN_CALL_BUDGET_MS,
@@ -82,12 +84,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
   // meets one reports its compensation in flight; `undosDone` waits for them (an outcome write may start
   // one as it lands). Late answers waiting for another attempt (rule 16) are not awaited either: they
   // may wait up to a lease.
-  const landed = (pending: Map<string, Promise<unknown>>[]) => async () => {
+  const landed = (pending: Map<unknown, Promise<unknown>>[]) => async () => {
     while (pending.some((m) => m.size > 0)) {
       await Promise.all(pending.flatMap((m) => [...m.values()]));
     }
   };
-  const outcomesWritten = landed([rt.pendingOutcomes]);
+  const outcomesWritten = landed([rt.pendingOutcomes, rt.lateCalls]);
   const saga: SagaApi = {
     call: (input) => call(rt, input),
     reconcileKey: (key, deadline) => reconcileKey(rt, key, deadline, "abort"),
@@ -132,7 +134,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     confirmationFor: (input) => confirmationFor(rt, input),
     outcomesWritten,
     lateEvidenceWeighed: landed([rt.pendingLateEvidence]),
-    undosDone: landed([rt.pendingOutcomes, rt.pendingUndos]),
+    undosDone: landed([rt.pendingOutcomes, rt.lateCalls, rt.pendingUndos]),
     tools,
     store: rt.store,
     tenant: rt.tenant,
@@ -161,13 +163,16 @@ async function call(rt: Runtime, input: CallInput): Promise<Envelope> {
       },
     },
     async (span) => {
+      const progress: CallProgress = { key: "", phrase: input.tool, readOnly: false, sent: false, record: null };
       try {
-        let envelope = await callInSpan(rt, input, span);
-        if (envelope.status === "SUCCEEDED" && rt.pendingUndos.has(envelope.idempotency_key)) {
+        // Answered by the deadline minus the reserve, whatever the executor's own waits do (issue 21 §1).
+        const envelope = await answerByDeadline(rt, input.deadline, progress, async () => {
+          const envelope = await callInSpan(rt, input, span, progress);
+          if (envelope.status !== "SUCCEEDED" || !rt.pendingUndos.has(envelope.idempotency_key)) return envelope;
           // It settled after its run was aborted (rule 13): the agent is told it is being reversed.
           const abort = await rt.store.getRunAbort(input.runId);
-          if (abort) envelope = abortedRunEnvelope(envelope, abort);
-        }
+          return abort ? abortedRunEnvelope(envelope, abort) : envelope;
+        });
         span.setAttributes({
           "tristate.idempotency_key": envelope.idempotency_key,
           "tristate.attempt": envelope.attempt,
@@ -259,11 +264,12 @@ function validateCall(rt: Runtime, input: CallInput, span: Span): ValidCall | { 
   return { tool, args, identity, key, phrase };
 }
 
-async function callInSpan(rt: Runtime, input: CallInput, span: Span): Promise<Envelope> {
+async function callInSpan(rt: Runtime, input: CallInput, span: Span, progress: CallProgress): Promise<Envelope> {
   const traceId = span.spanContext().traceId;
   const valid = validateCall(rt, input, span);
   if ("refused" in valid) return valid.refused;
   const { tool, args, identity, key, phrase } = valid;
+  Object.assign(progress, { key, phrase, readOnly: !toolKindPolicy(tool.kind).hasEffect });
 
   if (!toolKindPolicy(tool.kind).hasEffect) return callReadOnly(rt, tool, args, key, phrase, input.deadline);
 

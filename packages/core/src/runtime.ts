@@ -46,6 +46,11 @@ export interface Runtime {
    */
   pendingLateEvidence: Map<string, Promise<unknown>>;
   /**
+   * Calls answered at their answer time (deadline minus reserve) while their own work went on
+   * (`answerByDeadline`, issue 21 §1), by an id of each (never reject).
+   */
+  lateCalls: Map<symbol, Promise<unknown>>;
+  /**
    * Rule 13 for a record just made SUCCEEDED outside the executor's store (an operator's audited
    * confirmation): undoes it when its run was aborted (`undoIfRunAborted`). Resolves to the run's abort, or null.
    */

@@ -1,24 +1,21 @@
+import { markRecord } from "./answer-by.ts";
 import { applied, writeInBackground } from "./background-write.ts";
-import { parseStoredArgs, storedArgsForHooks } from "./call-input.ts";
-import { type Classification, classifyError } from "./classify/index.ts";
-import { classifyInvokeFailure, classifyRepeats } from "./classify-invoke.ts";
+import { storedArgsForHooks } from "./call-input.ts";
+import type { Classification } from "./classify/index.ts";
 import { registeredCompensation } from "./compensation.ts";
 import type { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
-import { NotSentError } from "./errors.ts";
 import { humanRecheckAt } from "./human-queue.ts";
-import { type IntentError, type IntentEvent, type IntentPatch, type IntentRecord, wireKey } from "./intent-store.ts";
-import { type InvokeAttempt, invokeTracked } from "./invoke-tracker.ts";
+import type { IntentError, IntentEvent, IntentPatch, IntentRecord } from "./intent-store.ts";
 import { toJson } from "./json.ts";
 import { lateAnswer } from "./late-answer.ts";
 import { recheckAt, storeNow } from "./lease.ts";
 import { envelopeFor } from "./record-envelope.ts";
 import { event } from "./record-events.ts";
 import { redactArgs } from "./redact.ts";
-import type { RepeatSummary } from "./repeat-guard.ts";
 import type { Runtime } from "./runtime.ts";
+import { attemptsOf, classifyOutcome, invokeOnce } from "./send-invoke.ts";
 import type { StoredResolution } from "./statuses.ts";
-import { timeoutSignal } from "./timeout-signal.ts";
 import type { AnyTool } from "./tool.ts";
 import { toolKindPolicy } from "./tool-kind-policy.ts";
 import { inSpan } from "./tracing.ts";
@@ -51,31 +48,6 @@ export interface SendOptions {
   readBack?: true;
 }
 
-type Outcome =
-  | { ok: true; value: unknown }
-  /**
-   * `evidence`: what the invoke wrote, when it ran (absent: it never ran, nothing was sent).
-   * `repeated`: the invoke returned, but its client repeated the request (issue 21 §2): what that means.
-   */
-  | {
-      ok: false;
-      error: unknown;
-      evidence?: Extract<InvokeAttempt<unknown>, { ok: false }>;
-      repeated?: { classification: Classification; repeats: RepeatSummary };
-    };
-
-function classifyOutcome(outcome: Extract<Outcome, { ok: false }>): Classification {
-  if (outcome.repeated) return outcome.repeated.classification;
-  return outcome.evidence ? classifyInvokeFailure(outcome.evidence) : classifyError(outcome.error);
-}
-
-/** Every attempt of a client's own retries, for the outcome event an operator reads (issue 21 §2). */
-function attemptsOf(tool: AnyTool, record: IntentRecord, outcome: Outcome): { attempts?: string } {
-  const repeats = outcome.ok ? undefined : (outcome.repeated?.repeats ?? outcome.evidence?.repeats);
-  if (repeats === undefined || repeats.written + repeats.refused === 0) return {};
-  return { attempts: redactArgs(tool, record.args, repeats.evidence) };
-}
-
 /**
  * Sends the persisted arguments of a PENDING record that this call owns (it holds `record.version`),
  * schema-parsed, under the key of its current attempt (`sentKey` or the record's key), and writes
@@ -102,7 +74,7 @@ export async function sendOnce(
     { "tristate.idempotency_key": record.key, "tristate.attempt": record.attempt },
     async (setAttributes) => {
       const sentAt = rt.clock.nowEpochMs();
-      const outcome = await invokeOnce(tool, record, deadline, timeoutMs, options);
+      const outcome = await invokeOnce(rt, tool, record, deadline, timeoutMs, options);
       const now = rt.clock.nowEpochMs();
       const sent = event(rt, record.key, "sent", {
         attempt: record.attempt,
@@ -211,43 +183,6 @@ export async function sendOnce(
       });
     },
   );
-}
-
-async function invokeOnce(
-  tool: AnyTool,
-  record: IntentRecord,
-  deadline: Deadline,
-  timeoutMs: number,
-  options: SendOptions,
-): Promise<Outcome> {
-  let args: unknown;
-  try {
-    args = "parsedArgs" in options ? options.parsedArgs : parseStoredArgs(tool, record.args);
-  } catch (error) {
-    return {
-      ok: false,
-      error: new NotSentError(String((error as Error).message), { code: "INVALID_ARGUMENTS", cause: error }),
-    };
-  }
-  const { signal, dispose } = timeoutSignal(timeoutMs);
-  try {
-    // "Was anything written?" is answered for the whole invoke, every client's retries included (rule 11).
-    // A client's own retry of a written request is refused before its head is written unless the
-    // remote dedupes the key the retry carries again (issue 21 §2).
-    const policy = toolKindPolicy(tool.kind);
-    const attempt = await invokeTracked(
-      () =>
-        tool.invoke(args, { idempotencyKey: wireKey(record), signal, timeoutMs, deadline, attempt: record.attempt }),
-      { refuseRepeats: policy.hasEffect && !policy.remoteDedupesKey },
-    );
-    const repeated = attempt.ok ? classifyRepeats(attempt, {}, true) : undefined;
-    if (repeated !== undefined)
-      return { ok: false, error: repeated.message, repeated: { classification: repeated, repeats: attempt.repeats } };
-    if (attempt.ok) return { ok: true, value: attempt.value };
-    return { ok: false, error: attempt.error, evidence: attempt };
-  } finally {
-    dispose();
-  }
 }
 
 /**
@@ -371,8 +306,11 @@ async function write(
       if (rt.pendingOutcomes.get(record.key) === done) rt.pendingOutcomes.delete(record.key);
     });
     rt.pendingOutcomes.set(record.key, done);
+    markRecord(predicted);
     return { kind: "settled", record: predicted, envelope: envelopeFor(rt, predicted, false) };
   }
+  // A SUCCEEDED is the answer from here on, should the call's time run out while it is written (issue 21 §1).
+  if (w.patch.status === "SUCCEEDED") markRecord(applied(record, w.patch, w.now));
   let updated: IntentRecord | null;
   try {
     updated = await rt.store.update(record.key, record.version, w.patch, w.events, w.now, { durable: w.durable });
@@ -382,6 +320,7 @@ async function write(
     updated = await outcomeNotStorable(rt, tool, record, w, error);
   }
   if (updated) {
+    markRecord(updated);
     return updated.status === "UNKNOWN"
       ? { kind: "unknown", record: updated }
       : { kind: "settled", record: updated, envelope: envelopeFor(rt, updated, false) };

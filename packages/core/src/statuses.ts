@@ -126,6 +126,9 @@ export const REASON_CODES = [
   // database can never hold, not a transient failure): a person decides, the answer's status and the
   // database's reason kept on the record (issue 21 §3)
   "OUTCOME_NOT_STORABLE",
+  // the executor's own intent log did not answer before the call's answer time (deadline minus the
+  // reserve): nothing was sent by the call, or its outcome write is not yet confirmed (issue 21 §1)
+  "INTENT_LOG_TIMEOUT",
   // operator
   "OPERATOR_CONFIRMED_NO_EFFECT",
   // compensation (sagas)
