@@ -9,6 +9,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { isSafeNumber, parse as parseLossless } from "lossless-json";
+import type { TurnHint } from "./arrival.ts";
 
 /** A number in a request body that JSON parsing would not keep exactly. */
 export interface InexactNumber {
@@ -119,6 +120,28 @@ export interface CallInexactNumber extends InexactNumber {
 }
 
 const bodies = new WeakMap<IncomingMessage, CallInexactNumber[]>();
+const turns = new WeakMap<IncomingMessage, TurnHint>();
+
+/** A call's turn as its input gives it (`deadlineEpochMs`, `budgetMs`), numbers only. */
+function turnOfInput(input: unknown): TurnHint {
+  if (typeof input !== "object" || input === null) return {};
+  const { deadlineEpochMs, budgetMs } = input as Record<string, unknown>;
+  return {
+    ...(typeof deadlineEpochMs === "number" ? { deadlineEpochMs } : {}),
+    ...(typeof budgetMs === "number" ? { budgetMs } : {}),
+  };
+}
+
+/** The turn of a tRPC body: its input's, or in a batch the first call's that names one. */
+function turnOfBody(value: unknown, batch: boolean): TurnHint {
+  if (!batch) return turnOfInput(value);
+  if (typeof value !== "object" || value === null) return {};
+  for (const input of Object.values(value)) {
+    const turn = turnOfInput(input);
+    if (turn.deadlineEpochMs !== undefined || turn.budgetMs !== undefined) return turn;
+  }
+  return {};
+}
 
 function isBatch(url: string): boolean {
   const query = url.indexOf("?");
@@ -135,9 +158,10 @@ export async function prepareTrpcBody(req: IncomingMessage, maxBytes: number): P
   let text = await readUtf8Body(req, maxBytes);
   try {
     const { value, inexact } = parseExactJson(text);
+    const batch = isBatch(req.url ?? "");
+    turns.set(req, turnOfBody(value, batch));
     if (inexact.length > 0) {
       text = JSON.stringify(value);
-      const batch = isBatch(req.url ?? "");
       bodies.set(
         req,
         inexact.map((n) =>
@@ -150,6 +174,14 @@ export async function prepareTrpcBody(req: IncomingMessage, maxBytes: number): P
     // not JSON: tRPC refuses it with its own parse error
   }
   (req as IncomingMessage & { body?: string }).body = text;
+}
+
+/**
+ * The turn {@link prepareTrpcBody} found in `req`'s body (`deadlineEpochMs` or `budgetMs` of the
+ * call, or of a batch's first call naming one); empty when none (then the default budget).
+ */
+export function turnOf(req: IncomingMessage): TurnHint {
+  return turns.get(req) ?? {};
 }
 
 /** The inexact numbers {@link prepareTrpcBody} found in `req`'s body (empty when none). */

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import { markArrival, NotInTimeError, within } from "./arrival.ts";
 import { batchCallCount, capResponseSize, writeTrpcError } from "./http-limits.ts";
 import { createMcpHttpHandler } from "./mcp/http.ts";
 import { BodyRefusal, prepareTrpcBody } from "./request-body.ts";
@@ -9,7 +10,8 @@ import { appRouter } from "./trpc/router.ts";
 
 /**
  * The HTTP server: `/trpc/*` (the API), `/mcp` (the MCP gateway, Streamable HTTP; mcp/http.ts),
- * `/healthz` (liveness), `/readyz` (database reachable, migrations applied).
+ * `/healthz` (liveness), `/readyz` (database reachable, migrations applied; 503 when the check does
+ * not answer within {@link READY_CHECK_MS}).
  */
 export interface HttpServer {
   server: Server;
@@ -56,13 +58,23 @@ export function createHttpServer(
     connectionsCheckingInterval: Math.min(1000, env.TRISTATE_HEADERS_TIMEOUT_MS),
   };
   const server = createServer(limits, (req: IncomingMessage, res: ServerResponse) => {
+    // Budgets count from here (arrival.ts): time spent before a procedure runs is part of them.
+    markArrival(req, services.now());
     const url = req.url ?? "/";
     const path = url.split("?")[0] ?? "/";
     if (path === "/healthz") return json(res, 200, { ok: true });
     if (path === "/readyz") {
-      ready().then(
+      // Within a second whatever the database does: a check that has not answered in time is "not ready".
+      within(ready(), READY_CHECK_MS, "the database check").then(
         (r) => json(res, r.ok ? 200 : 503, r),
-        (error: unknown) => json(res, 503, { ok: false, detail: String(error) }),
+        (error: unknown) =>
+          json(res, 503, {
+            ok: false,
+            detail:
+              error instanceof NotInTimeError
+                ? `database not reachable: it did not answer within ${READY_CHECK_MS} ms`
+                : `database not reachable: ${String(error)}`,
+          }),
       );
       return;
     }
@@ -163,6 +175,9 @@ export function createHttpServer(
   });
   return { server, inFlight: () => inFlight };
 }
+
+/** How long `/readyz` waits for the database check before answering 503, ms (so it answers within 1 s). */
+const READY_CHECK_MS = 800;
 
 /** Procedures that need no key (`publicProcedure`). */
 const PUBLIC_PROCEDURES: ReadonlySet<string> = new Set(["sessions.end"]);

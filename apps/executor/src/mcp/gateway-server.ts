@@ -24,6 +24,7 @@ import {
 import { z } from "zod";
 import { resolveDeadline } from "../api/calls/execute.ts";
 import { isAppError } from "../app-error.ts";
+import type { Arrival } from "../arrival.ts";
 import type { Logger } from "../logger.ts";
 import { type DefaultScope, defaultScopeRun } from "./default-scope.ts";
 import { ENVELOPE_OUTPUT_SCHEMA, envelopeResult } from "./envelope-result.ts";
@@ -44,6 +45,11 @@ export interface GatewayOptions {
   defaultScope: DefaultScope;
   /** Now, epoch ms (the executor's clock). */
   now(): number;
+  /**
+   * When the request carrying the `tools/call` being served arrived (arrival.ts): its deadline's
+   * default budget counts from there. Absent: now.
+   */
+  arrival?(): Arrival;
   /** `TRISTATE_MAX_BUDGET_MS` and `TRISTATE_DEFAULT_BUDGET_MS`, ms. */
   budget: { maxBudgetMs: number; defaultBudgetMs: number };
   logger: Logger;
@@ -203,7 +209,7 @@ function scopeTimedOut(tool: string): Envelope {
 
 /**
  * The call's deadline: `_meta["io.tristate/deadlineEpochMs"]` (capped like `calls.execute`'s), else
- * the default budget from now.
+ * the default budget from the request's arrival.
  * @throws ProtocolError invalid params (-32602) naming the `_meta` key for a non-number, past or absurd deadline.
  */
 function deadlineOf(meta: Record<string, unknown> | undefined, options: GatewayOptions) {
@@ -212,7 +218,8 @@ function deadlineOf(meta: Record<string, unknown> | undefined, options: GatewayO
     throw invalidParams(`_meta["${META_DEADLINE}"]: must be a positive integer (epoch ms)`);
   }
   try {
-    return resolveDeadline(given === undefined ? {} : { deadlineEpochMs: given }, options.now(), options.budget);
+    const at = options.arrival?.() ?? options.now();
+    return resolveDeadline(given === undefined ? {} : { deadlineEpochMs: given }, at, options.budget);
   } catch (error) {
     if (isAppError(error)) {
       throw invalidParams(`_meta["${META_DEADLINE}"]: ${error.message}`);

@@ -20,12 +20,23 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { ApiKeyInfo } from "@tristate/db";
+import { type ApiKeyInfo, isTransientDatabaseError } from "@tristate/db";
+import {
+  arrivalNow,
+  arrivalOf,
+  markArrival,
+  mcpRequestArrival,
+  NotInTimeError,
+  preCallBoundMs,
+  type TurnHint,
+  within,
+} from "../arrival.ts";
 import { BodyRefusal, type InexactNumber, parseExactJson, readUtf8Body } from "../request-body.ts";
 import type { AuthThrottle } from "../trpc/auth-throttle.ts";
 import type { Services } from "../trpc/context.ts";
 import { createGatewayServer } from "./gateway-server.ts";
 import { refuseMcpBody } from "./request-checks.ts";
+import { META_DEADLINE } from "./run-step.ts";
 
 /** A session unused this long is closed, ms (30 min). */
 export const SESSION_IDLE_MS = 30 * 60_000;
@@ -48,6 +59,19 @@ interface Session {
   inFlight: { count: number };
 }
 
+type ParsedBody = { value: unknown; inexact: InexactNumber[] };
+
+/** The turn of an MCP body: the deadline in `_meta` of its first `tools/call` naming one (else none: the default budget). */
+function turnOfMcpBody(value: unknown): TurnHint {
+  for (const message of Array.isArray(value) ? value : [value]) {
+    const m = message as { method?: unknown; params?: { _meta?: Record<string, unknown> } } | null;
+    if (m?.method !== "tools/call") continue;
+    const deadlineEpochMs = m.params?._meta?.[META_DEADLINE];
+    if (typeof deadlineEpochMs === "number") return { deadlineEpochMs };
+  }
+  return {};
+}
+
 /** Whether the server may end this session now (no call of it in flight). */
 const idle = (s: Session) => s.inFlight.count === 0;
 
@@ -67,6 +91,7 @@ export interface McpHttpHandler {
  */
 export function createMcpHttpHandler(services: Services, throttle: AuthThrottle): McpHttpHandler {
   const { env, logger } = services;
+  const budget = { maxBudgetMs: env.TRISTATE_MAX_BUDGET_MS, defaultBudgetMs: env.TRISTATE_DEFAULT_BUDGET_MS };
   const sessions = new Map<string, Session>();
   const sweep = setInterval(() => {
     const now = Date.now();
@@ -86,11 +111,36 @@ export function createMcpHttpHandler(services: Services, throttle: AuthThrottle)
       .end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
   };
 
-  /** The caller's key, or null after answering 401/403/429. */
-  const authenticate = async (req: IncomingMessage, res: ServerResponse): Promise<ApiKeyInfo | null> => {
+  /**
+   * The caller's key, or null after answering 401/403/429 — or 503 when the key check (a database
+   * read) failed transiently or did not finish by the turn's deadline minus the reserve (`turn`: the
+   * body's `tools/call` deadline, else the default budget, from the request's arrival).
+   */
+  const authenticate = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    turn: TurnHint,
+  ): Promise<ApiKeyInfo | null> => {
     const header = req.headers.authorization;
     const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    const auth = match?.[1] ? await services.keys.verify(match[1]) : null;
+    const boundMs = preCallBoundMs(arrivalOf(req, services.now()), turn, budget);
+    let auth: ApiKeyInfo | null;
+    try {
+      auth = match?.[1] ? await within(services.keys.verify(match[1]), boundMs, "checking the API key") : null;
+    } catch (error) {
+      if (!(error instanceof NotInTimeError) && !isTransientDatabaseError(error)) throw error;
+      logger.warn({ err: error }, "the MCP API key check failed or did not finish in time (503)");
+      fail(
+        res,
+        503,
+        -32000,
+        error instanceof NotInTimeError
+          ? `the API key could not be checked within the call's deadline minus its reserve (${Math.round(boundMs)} ms): the executor's database did not answer in time; nothing was done — repeat the same call`
+          : "the executor's database failed for a moment; nothing was done — repeat the same call in 1 s",
+        { "retry-after": "1" },
+      );
+      return null;
+    }
     if (!auth) {
       if (header !== undefined) {
         const verdict = await throttle.failed(throttle.clientOf(req));
@@ -119,24 +169,20 @@ export function createMcpHttpHandler(services: Services, throttle: AuthThrottle)
     return auth;
   };
 
-  /**
-   * The body read exactly (request-body.ts: UTF-8 or 400; numbers JSON would round kept as text) and
-   * checked (request-checks.ts: the batch cap, inexact numbers), or null after answering the refusal.
-   */
-  const readBody = async (
-    auth: ApiKeyInfo,
-    req: IncomingMessage,
-    res: ServerResponse,
-  ): Promise<{ body: unknown } | null> => {
-    let parsed: { value: unknown; inexact: InexactNumber[] };
+  /** The body read exactly (request-body.ts: UTF-8 or 400; numbers JSON would round kept as text), or null after answering. */
+  const parseBody = async (req: IncomingMessage, res: ServerResponse): Promise<ParsedBody | null> => {
     try {
-      parsed = parseExactJson(await readUtf8Body(req, env.TRISTATE_MAX_BODY_BYTES));
+      return parseExactJson(await readUtf8Body(req, env.TRISTATE_MAX_BODY_BYTES));
     } catch (error) {
       if (error instanceof BodyRefusal) {
         fail(res, error.status, error.status === 413 ? -32600 : -32700, `parse error: ${error.message}`);
       } else fail(res, 400, -32700, "parse error: the body is not JSON");
       return null;
     }
+  };
+
+  /** The parsed body checked (request-checks.ts: the batch cap, inexact numbers), or null after answering the refusal. */
+  const checkBody = (auth: ApiKeyInfo, parsed: ParsedBody, res: ServerResponse): { body: unknown } | null => {
     const tools = services.tenants.executor(auth.tenant).tools;
     const refusal = refuseMcpBody(
       parsed.value,
@@ -203,7 +249,8 @@ export function createMcpHttpHandler(services: Services, throttle: AuthThrottle)
       },
       inFlight,
       now: () => services.now(),
-      budget: { maxBudgetMs: env.TRISTATE_MAX_BUDGET_MS, defaultBudgetMs: env.TRISTATE_DEFAULT_BUDGET_MS },
+      arrival: () => mcpRequestArrival.getStore() ?? arrivalNow(services.now()),
+      budget,
       logger,
       caller: { name: auth.name, tenant: auth.tenant },
     });
@@ -212,7 +259,10 @@ export function createMcpHttpHandler(services: Services, throttle: AuthThrottle)
   };
 
   const serve = async (req: IncomingMessage, res: ServerResponse) => {
-    const auth = await authenticate(req, res);
+    // The body first (as /trpc does): a tools/call's deadline bounds the key check.
+    const parsed = req.method === "POST" ? await parseBody(req, res) : undefined;
+    if (parsed === null) return;
+    const auth = await authenticate(req, res, turnOfMcpBody(parsed?.value));
     if (!auth) return;
     if (req.method === "GET") {
       return fail(res, 405, -32000, "this server offers no server-to-client stream; POST requests", {
@@ -229,13 +279,13 @@ export function createMcpHttpHandler(services: Services, throttle: AuthThrottle)
       if (!session || session.keyId !== auth.id) return fail(res, 404, -32000, "session not found");
       session.lastUsedEpochMs = Date.now();
       if (req.method === "DELETE") return session.transport.handleRequest(req, res);
-      const read = await readBody(auth, req, res);
+      const read = parsed && checkBody(auth, parsed, res);
       if (read) await session.transport.handleRequest(req, res, read.body);
       session.lastUsedEpochMs = Date.now();
       return;
     }
     if (req.method === "DELETE") return fail(res, 400, -32000, "Mcp-Session-Id header is required");
-    const read = await readBody(auth, req, res);
+    const read = parsed && checkBody(auth, parsed, res);
     if (!read) return;
     if (!isInitializeRequest(read.body)) {
       return fail(res, 400, -32000, "no Mcp-Session-Id: the first request of a session must be initialize");
@@ -245,10 +295,13 @@ export function createMcpHttpHandler(services: Services, throttle: AuthThrottle)
 
   return {
     handle(req, res) {
-      serve(req, res).catch((error: unknown) => {
-        logger.error({ err: error }, "mcp request failed");
-        fail(res, 500, -32603, "internal error; the service log has the details");
-      });
+      const arrival = markArrival(req, services.now());
+      mcpRequestArrival
+        .run(arrival, () => serve(req, res))
+        .catch((error: unknown) => {
+          logger.error({ err: error }, "mcp request failed");
+          fail(res, 500, -32603, "internal error; the service log has the details");
+        });
     },
     sessions: () => sessions.size,
     async close() {

@@ -10,9 +10,10 @@ import {
   type TristateDatabase,
 } from "@tristate/db";
 import { TRPCError } from "@trpc/server";
+import { type Arrival, arrivalOf, NotInTimeError, preCallBoundMs, within } from "../arrival.ts";
 import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
-import { type CallInexactNumber, inexactNumbersOf } from "../request-body.ts";
+import { type CallInexactNumber, inexactNumbersOf, turnOf } from "../request-body.ts";
 import type { Tenants } from "../tenants.ts";
 import type { AuthThrottle } from "./auth-throttle.ts";
 
@@ -44,6 +45,8 @@ export interface Services {
 /** Per-request context: the services, the caller's key (null when absent or invalid), the incoming trace context. */
 export interface Context {
   services: Services;
+  /** When the server first saw the request: budgets count from here (arrival.ts). */
+  arrival: Arrival;
   auth: ApiKeyInfo | null;
   /** Whether an Authorization header was sent (to tell "no key" from "bad key"). */
   presentedKey: boolean;
@@ -61,10 +64,14 @@ export interface Context {
 }
 
 /**
- * Builds the request context: verifies `Authorization: Bearer <key>` and extracts `traceparent`.
- * A key that fails verification counts against the client's address in `throttle`; once the address
- * is over its limit, the request is refused with 429 and `Retry-After` (a valid key always passes).
- * @throws TRPCError TOO_MANY_REQUESTS for a failed key from a throttled address.
+ * Builds the request context: verifies `Authorization: Bearer <key>` (or `Session <id>`) and extracts
+ * `traceparent`. A key that fails verification counts against the client's address in `throttle`;
+ * once the address is over its limit, the request is refused with 429 and `Retry-After` (a valid key
+ * always passes). The check reads the database, so it is bounded by what is left of the call's turn
+ * (its `deadlineEpochMs`/`budgetMs`, else `TRISTATE_DEFAULT_BUDGET_MS`, from the request's arrival)
+ * minus the reserve (`DEFAULT_RESERVE_MS`): past that, 503 with `Retry-After` and nothing done.
+ * @throws TRPCError TOO_MANY_REQUESTS for a failed key from a throttled address; SERVICE_UNAVAILABLE
+ *   when the check failed transiently or did not finish in time (nothing was done).
  */
 export async function createContext(
   services: Services,
@@ -72,18 +79,33 @@ export async function createContext(
   res: ServerResponse,
   throttle: AuthThrottle,
 ): Promise<Context> {
+  const { env } = services;
+  const arrival = arrivalOf(req, services.now());
+  const boundMs = preCallBoundMs(arrival, turnOf(req), {
+    maxBudgetMs: env.TRISTATE_MAX_BUDGET_MS,
+    defaultBudgetMs: env.TRISTATE_DEFAULT_BUDGET_MS,
+  });
   try {
     const inexactNumbers = inexactNumbersOf(req);
-    const ctx = await buildContext(services, req, res, throttle);
+    const ctx = await within(buildContext(services, req, res, throttle, arrival), boundMs, "checking the API key");
     return inexactNumbers.length > 0 ? { ...ctx, inexactNumbers } : ctx;
   } catch (error) {
+    if (error instanceof NotInTimeError) {
+      services.logger.warn({ boundMs: error.boundMs }, "the API key check did not finish by the call's deadline (503)");
+      res.setHeader("retry-after", "1");
+      throw new TRPCError({
+        code: "SERVICE_UNAVAILABLE",
+        message: `the API key could not be checked within the call's deadline minus its reserve (${Math.round(error.boundMs)} ms): the executor's database did not answer in time; nothing was done — repeat the same call`,
+        cause: error,
+      });
+    }
     // Checking the key needs the database: its transient failures are 503 like the procedures' own.
     if (!isTransientDatabaseError(error)) throw error;
     services.logger.warn({ err: error }, "transient database failure while checking a key (503)");
     res.setHeader("retry-after", "1");
     throw new TRPCError({
       code: "SERVICE_UNAVAILABLE",
-      message: "the executor's database failed for a moment; repeat the same call in 1 s",
+      message: "the executor's database failed for a moment; nothing was done — repeat the same call in 1 s",
       cause: error,
     });
   }
@@ -94,6 +116,7 @@ async function buildContext(
   req: IncomingMessage,
   res: ServerResponse,
   throttle: AuthThrottle,
+  arrival: Arrival,
 ): Promise<Context> {
   const header = req.headers.authorization;
   // A dashboard session (`sessions.create`) acts as its key while valid. Its 256-bit id is not
@@ -104,6 +127,7 @@ async function buildContext(
     const limits = { ttlMs: env.TRISTATE_SESSION_TTL_MS, idleMs: env.TRISTATE_SESSION_IDLE_MS };
     return {
       services,
+      arrival,
       auth: await services.sessions.resolve(session[1], limits, services.now()),
       presentedKey: true,
       via: "session",
@@ -125,6 +149,7 @@ async function buildContext(
   }
   return {
     services,
+    arrival,
     auth,
     presentedKey: header !== undefined,
     via: auth ? "key" : null,

@@ -1,6 +1,7 @@
 import { Deadline, type Envelope, MAX_CONFIRMATION_TOKEN_CHARS } from "@tristate/core";
 import { z } from "zod";
 import { AppError } from "../../app-error.ts";
+import { type Arrival, arrivalNow, sinceArrivalMs } from "../../arrival.ts";
 import { agentProcedure } from "../../trpc/init.ts";
 import { identityStep } from "../identity-step.ts";
 import { agentStepIdSchema, idSchema } from "../ids.ts";
@@ -26,7 +27,7 @@ export const executeInput = z
     args: z.record(z.string(), z.unknown()),
     /** The turn's deadline, epoch ms (forward the one deadline of the turn to every call). */
     deadlineEpochMs: z.number().int().positive().optional(),
-    /** Or: the budget from now, ms. */
+    /** Or: the budget, ms, counted from when the request arrived. */
     budgetMs: z.number().int().positive().optional(),
     /**
      * Proof that an operator or the end user confirmed this call (`confirmations.issue`), for tools
@@ -43,15 +44,22 @@ export const executeInput = z
   });
 
 /**
- * The caller's deadline, capped by the service's own limit. A past deadline or one more than
- * {@link ABSURD_DEADLINE_MS} ahead is refused (it is a bug, not a budget).
+ * The caller's deadline, capped by the service's own limit. A budget (given, or the default) counts
+ * from the request's arrival, not from now: time spent before the procedure ran (the key check) is
+ * part of it. A past deadline or one more than {@link ABSURD_DEADLINE_MS} ahead is refused (it is a
+ * bug, not a budget).
+ * @param at the request's arrival (arrival.ts), or now as epoch ms (a request that arrives now).
+ * @param limits `TRISTATE_MAX_BUDGET_MS` and `TRISTATE_DEFAULT_BUDGET_MS`, ms.
  * @throws AppError BAD_INPUT naming the field.
  */
 export function resolveDeadline(
   input: { deadlineEpochMs?: number | undefined; budgetMs?: number | undefined },
-  nowEpochMs: number,
+  at: Arrival | number,
   limits: { maxBudgetMs: number; defaultBudgetMs: number },
 ): Deadline {
+  const arrival = typeof at === "number" ? arrivalNow(at) : at;
+  const elapsedMs = sinceArrivalMs(arrival);
+  const nowEpochMs = arrival.epochMs + elapsedMs;
   if (input.deadlineEpochMs !== undefined) {
     if (input.deadlineEpochMs <= nowEpochMs) {
       throw new AppError("BAD_INPUT", `deadlineEpochMs is in the past (${input.deadlineEpochMs} ≤ now ${nowEpochMs})`, {
@@ -65,15 +73,15 @@ export function resolveDeadline(
         { field: "deadlineEpochMs" },
       );
     }
-    return Deadline.at(Math.min(input.deadlineEpochMs, nowEpochMs + limits.maxBudgetMs));
+    return Deadline.at(Math.min(input.deadlineEpochMs, arrival.epochMs + limits.maxBudgetMs));
   }
   if (input.budgetMs !== undefined) {
     if (input.budgetMs > ABSURD_DEADLINE_MS) {
       throw new AppError("BAD_INPUT", "budgetMs is more than 24 h: pass milliseconds", { field: "budgetMs" });
     }
-    return Deadline.after(Math.min(input.budgetMs, limits.maxBudgetMs));
+    return Deadline.after(Math.min(input.budgetMs, limits.maxBudgetMs) - elapsedMs);
   }
-  return Deadline.after(limits.defaultBudgetMs);
+  return Deadline.after(limits.defaultBudgetMs - elapsedMs);
 }
 
 /** `calls.execute` → the Envelope of one side-effecting (or read-only) tool call. */
@@ -81,7 +89,7 @@ export const callsExecuteProcedure = agentProcedure
   .input(executeInput)
   .mutation(async ({ ctx, input }): Promise<Envelope> => {
     const { services } = ctx;
-    const deadline = resolveDeadline(input, services.now(), {
+    const deadline = resolveDeadline(input, ctx.arrival, {
       maxBudgetMs: services.env.TRISTATE_MAX_BUDGET_MS,
       defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
     });

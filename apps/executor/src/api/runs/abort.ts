@@ -37,7 +37,7 @@ export const runsAbortProcedure = agentProcedure
   .input(abortRunInput)
   .mutation(async ({ ctx, input }): Promise<AbortReport> => {
     const { services } = ctx;
-    const deadline = resolveDeadline(input, services.now(), {
+    const deadline = resolveDeadline(input, ctx.arrival, {
       maxBudgetMs: services.env.TRISTATE_MAX_BUDGET_MS,
       defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
     });

@@ -63,7 +63,7 @@ export const runsOperatorAbortProcedure = operatorProcedure
         throw idReused(operatorActionId, prior);
       }
     }
-    const deadline = resolveDeadline({}, services.now(), {
+    const deadline = resolveDeadline({}, ctx.arrival, {
       maxBudgetMs: services.env.TRISTATE_MAX_BUDGET_MS,
       defaultBudgetMs: services.env.TRISTATE_DEFAULT_BUDGET_MS,
     });
