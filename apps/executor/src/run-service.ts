@@ -1,9 +1,11 @@
 import type { Env } from "./env.ts";
 import { type RunningService, startService } from "./service.ts";
+import { armLastResortExit } from "./shutdown.ts";
 
 /**
  * Starts the service for a command line: prints the first admin key (once, on an empty embedded
- * database) and the URL, and stops gracefully on SIGTERM/SIGINT (exit 0, or 1 when stopping failed).
+ * database) and the URL, and stops gracefully on SIGTERM/SIGINT (exit 0, or 1 when stopping failed or
+ * did not end within `TRISTATE_SHUTDOWN_GRACE_MS` + `SHUTDOWN_MARGIN_MS`: then it exits anyway).
  */
 export async function runService(env: Env): Promise<RunningService> {
   const service = await startService(env);
@@ -34,6 +36,8 @@ export async function runService(env: Env): Promise<RunningService> {
     }
     stopping = true;
     service.services.logger.info({ signal }, "stopping");
+    // Whatever the database does, the process ends within the grace period and its margin (shutdown.ts).
+    armLastResortExit(service.services.env.TRISTATE_SHUTDOWN_GRACE_MS, service.services.logger, service.inFlight);
     service.close().then(
       () => process.exit(0),
       (error: unknown) => {

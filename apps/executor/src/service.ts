@@ -6,6 +6,7 @@ import { closeMcpUpstreams } from "./catalog/mcp-tool.ts";
 import type { Env } from "./env.ts";
 import { createLogger } from "./logger.ts";
 import { createHttpServer } from "./server.ts";
+import { boundedStep, SHUTDOWN_MARGIN_MS } from "./shutdown.ts";
 import { startSweeper } from "./sweeper-loop.ts";
 import { startTelemetry, type Telemetry } from "./telemetry.ts";
 import { createTenants } from "./tenants.ts";
@@ -25,9 +26,13 @@ export interface RunningService {
   /**
    * Graceful stop: refuses new requests, lets in-flight calls finish for up to the grace period
    * (calls still running then are handed over: their PENDING records carry deadlines, and any
-   * replica's sweeper reconciles them), stops the sweeper, closes the database.
+   * replica's sweeper reconciles them), stops the sweeper, closes the database. Bounded: it resolves
+   * within `TRISTATE_SHUTDOWN_GRACE_MS` + `SHUTDOWN_MARGIN_MS` (shutdown.ts) whatever the database
+   * does; a step not finished by then is abandoned and logged. Never rejects.
    */
   close(): Promise<void>;
+  /** HTTP requests being served now (`/trpc` and `/mcp`). */
+  inFlight(): number;
 }
 
 /**
@@ -164,6 +169,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
     embedded: db.embedded,
     firstAdminKey,
     telemetry,
+    inFlight: () => http.inFlight(),
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => http.server.close(() => resolve()));
@@ -176,19 +182,18 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
             "handing over in-flight calls: their PENDING records will be reconciled by a sweeper",
           );
         http.server.closeAllConnections();
-        await closed;
-        await sweeper.stop();
+        // Every step below is bounded (shutdown.ts): a database that never answers cannot hold the stop.
+        const by = until + SHUTDOWN_MARGIN_MS / 2;
+        await boundedStep("close the HTTP server", () => closed, by, logger);
+        await boundedStep("stop the sweeper", () => sweeper.stop(), until, logger);
         // Answers already given must not be left to the sweeper when the writes can still land — within
         // the grace period: a write stuck on the database is left to the sweepers like a call in flight.
-        await Promise.race([
-          tenants.outcomesWritten(),
-          new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now())).unref()),
-        ]);
-        await readModel?.stop();
-        await vacuum?.stop();
-        await closeMcpUpstreams(tools);
-        await db.close();
-        await telemetry.shutdown();
+        await boundedStep("land answered outcomes", () => tenants.outcomesWritten(), until, logger);
+        await boundedStep("stop the read model", async () => readModel?.stop(), by, logger);
+        await boundedStep("stop the vacuum loop", async () => vacuum?.stop(), by, logger);
+        await boundedStep("close MCP upstreams", () => closeMcpUpstreams(tools), by, logger);
+        await boundedStep("close the database", () => db.close(), by, logger);
+        await boundedStep("flush telemetry", () => telemetry.shutdown(), by, logger);
         logger.info("executor stopped");
       })();
       return closing;

@@ -11,10 +11,11 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createConfirmationTokens, createExecutor } from "@tristate/core";
 import { EmbeddedDatabaseInUseError, openDatabase } from "@tristate/db";
-import pino from "pino";
+import pino, { type Logger } from "pino";
 import { loadCatalog } from "../catalog/load.ts";
 import { closeMcpUpstreams } from "../catalog/mcp-tool.ts";
 import { readEnv } from "../env.ts";
+import { armLastResortExit, boundedStep, SHUTDOWN_MARGIN_MS } from "../shutdown.ts";
 import { createGatewayServer } from "./gateway-server.ts";
 import { invalidRequest } from "./protocol-error.ts";
 
@@ -32,7 +33,8 @@ export interface StdioIo {
 
 /**
  * Serves MCP on stdin/stdout until stdin ends (or SIGTERM/SIGINT), then lets calls in flight finish
- * (up to `TRISTATE_SHUTDOWN_GRACE_MS`), closes upstream connections and the database.
+ * (up to `TRISTATE_SHUTDOWN_GRACE_MS`), closes upstream connections and the database — each step
+ * bounded, and the process exits (code 1) by grace + `SHUTDOWN_MARGIN_MS` whatever the database does.
  * @returns the exit code: 0 after a normal end, 1 when the key is refused or start-up fails, 2 when
  *   the key or the catalog (`TRISTATE_CONFIG`) is missing.
  */
@@ -59,6 +61,9 @@ export async function runMcpStdio(io: StdioIo): Promise<number> {
     return 2;
   }
   let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
+  /** When the closing steps must be done by, epoch ms (set once stopping). */
+  let closeBy: number | undefined;
+  let stopLogger: Logger = pino({ level: "warn" }, pino.destination(2));
   let tools: Awaited<ReturnType<typeof loadCatalog>> = [];
   try {
     const env = readEnv(io.env);
@@ -66,6 +71,11 @@ export async function runMcpStdio(io: StdioIo): Promise<number> {
       ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { embedded: true }),
       ...(env.TRISTATE_DATA_DIR ? { dataDir: env.TRISTATE_DATA_DIR } : {}),
       poolSize: 8,
+      timeouts: {
+        connectTimeoutMs: env.TRISTATE_DB_CONNECT_TIMEOUT_MS,
+        statementTimeoutMs: env.TRISTATE_DB_STATEMENT_TIMEOUT_MS,
+        idleInTransactionTimeoutMs: env.TRISTATE_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      },
     });
     const { keys } = db;
     const auth = await keys.verify(secret);
@@ -122,9 +132,15 @@ export async function runMcpStdio(io: StdioIo): Promise<number> {
     await server.connect(new StdioServerTransport(io.stdin as NodeJS.ReadStream, io.stdout as NodeJS.WriteStream));
     logger.info({ tools: tools.map((t) => t.name), tenant: auth.tenant }, "tristate mcp serving on stdio");
     await ended;
+    // Bounded whatever the database does (shutdown.ts): calls still in flight at the end of the grace
+    // period, and closing steps that hang, are left to the service's sweepers.
+    armLastResortExit(env.TRISTATE_SHUTDOWN_GRACE_MS, logger, () => inFlight.count);
     const until = Date.now() + env.TRISTATE_SHUTDOWN_GRACE_MS;
     while (inFlight.count > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    await server.close().catch(() => {});
+    if (inFlight.count > 0) logger.warn({ inFlight: inFlight.count }, "handing over in-flight calls to the sweepers");
+    closeBy = until + SHUTDOWN_MARGIN_MS / 2;
+    stopLogger = logger;
+    await boundedStep("close the MCP server", () => server.close(), closeBy, logger);
     return 0;
   } catch (error) {
     io.err(
@@ -132,7 +148,9 @@ export async function runMcpStdio(io: StdioIo): Promise<number> {
     );
     return 1;
   } finally {
-    await closeMcpUpstreams(tools).catch(() => {});
-    await db?.close().catch(() => {});
+    const by = closeBy ?? Date.now() + SHUTDOWN_MARGIN_MS;
+    await boundedStep("close MCP upstreams", () => closeMcpUpstreams(tools), by, stopLogger);
+    const opened = db;
+    if (opened) await boundedStep("close the database", () => opened.close(), by, stopLogger);
   }
 }
