@@ -15,6 +15,7 @@ import {
   readPath,
 } from "@tristate/core";
 import { CatalogError } from "../catalog-error.ts";
+import { refuseSendWhenTimeGone } from "../send-check.ts";
 import { assertDone } from "./answers.ts";
 import { argsSchema } from "./arguments.ts";
 import { type HostPolicy, nonPublicRange } from "./host-policy.ts";
@@ -127,6 +128,8 @@ async function invoke(
     `${d.name}: ${d.method}`,
   );
   await hosts?.check(filled.url, `${d.name}: ${d.method} ${filled.shown}`, ctx.signal);
+  // The host check may have waited (a DNS look-up): nothing is sent once the call's time is gone.
+  refuseSendWhenTimeGone(ctx, `${d.name}: ${d.method} ${filled.shown}`);
   const redaction = redactionFor(a, loggable, [filled], d.secretFields);
   const header = d.idempotencyHeader;
   const standardHeader = header === undefined || (header !== null && header.toLowerCase() === "idempotency-key");

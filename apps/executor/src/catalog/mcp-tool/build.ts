@@ -9,6 +9,7 @@ import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol
 import {
   type AnyTool,
   type Canonicaliser,
+  type Deadline,
   defineTool,
   type InvokeContext,
   isToolDefinitionError,
@@ -21,6 +22,7 @@ import { canonicaliserFor } from "../declaration/schema.ts";
 import { argsSchema } from "../http-tool/arguments.ts";
 import { redactionFor } from "../http-tool/redaction.ts";
 import { fill } from "../http-tool/url-template.ts";
+import { refuseSendWhenTimeGone } from "../send-check.ts";
 import { errorResultFailure, firstText, upstreamFailure } from "./outcomes.ts";
 import type { McpFoundRule, McpProbeSpec, ParsedMcpDeclaration } from "./schema.ts";
 import { serverLabel, transportOf, type UpstreamPool } from "./upstream.ts";
@@ -67,7 +69,7 @@ export function mcpTool(raw: unknown, index: number, pool: UpstreamPool): AnyToo
         const sent = { ...a, ...(d.keyField ? { [d.keyField]: ctx.idempotencyKey } : {}) };
         const redaction = redactionFor(a, loggable, [], secret);
         try {
-          return await callUpstream(pool, d, upstreamName, sent, ctx.signal, ctx.timeoutMs, where);
+          return await callUpstream(pool, d, upstreamName, sent, ctx.signal, ctx.timeoutMs, where, ctx.deadline);
         } catch (error) {
           throw redaction.error(error);
         }
@@ -102,7 +104,9 @@ export async function closeMcpUpstreams(tools: readonly AnyTool[]): Promise<void
 /**
  * One `tools/call` of the upstream tool.
  * @returns its `structuredContent`, else its text parsed as JSON, else `{ content }`.
- * @throws NotSentError when no connection could be made; RejectedError / AmbiguousError per
+ * @param deadline the call's turn deadline (absent for probes, bounded by `signal` alone).
+ * @throws NotSentError when no connection could be made, or (`DEADLINE_EXCEEDED`) when the call's
+ *   time was gone once the session was ready; RejectedError / AmbiguousError per
  *   outcomes.ts for JSON-RPC errors, HTTP statuses and `isError` results.
  */
 async function callUpstream(
@@ -113,8 +117,11 @@ async function callUpstream(
   signal: AbortSignal,
   timeoutMs: number,
   where: string,
+  deadline?: Deadline,
 ): Promise<unknown> {
   const client = await pool.client(d.server, signal);
+  // Connecting and initialising the session may have waited: nothing is sent once the call's time is gone.
+  refuseSendWhenTimeGone({ signal, deadline }, where);
   let result: CallToolResult;
   try {
     result = (await client.request({ method: "tools/call", params: { name, arguments: args } }, CallToolResultSchema, {
