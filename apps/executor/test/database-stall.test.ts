@@ -32,6 +32,7 @@ describe("a stalled database", () => {
     expect(res.status).toBe(503);
     expect(((await res.json()) as { detail: string }).detail).toMatch(/database/);
     expect(tookMs).toBeLessThan(1000);
+    console.log(`/readyz with the database stalled: 503 after ${Math.round(tookMs)} ms`);
   });
 
   it("a key check that cannot finish answers 503 with Retry-After by the budget minus the reserve; nothing sent", async () => {
@@ -49,6 +50,37 @@ describe("a stalled database", () => {
     stack.proxy.resume();
     await new Promise((r) => setTimeout(r, 500));
     expect(stack.remote.posts).toBe(postsBefore);
+  });
+});
+
+describe("MCP with the database stalled", () => {
+  it("/mcp: a key check that cannot finish answers 503 with Retry-After by the tools/call deadline minus the reserve", async () => {
+    const budgetMs = 4000;
+    stack.proxy.stall();
+    const started = performance.now();
+    const res = await fetch(`${stack.service.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${stack.agentKey}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: "issue_refund",
+          arguments: {},
+          _meta: { "io.tristate/deadlineEpochMs": Date.now() + budgetMs },
+        },
+      }),
+    });
+    const tookMs = performance.now() - started;
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("1");
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/nothing was done/);
+    expect(tookMs).toBeLessThan(budgetMs - DEFAULT_RESERVE_MS + SLACK_MS);
   });
 });
 

@@ -14,6 +14,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   type AnyTool,
+  DEFAULT_RESERVE_MS,
+  type Deadline,
   type Envelope,
   type Executor,
   findBadText,
@@ -21,10 +23,11 @@ import {
   refusalEnvelope,
   toolKindPolicy,
 } from "@tristate/core";
+import { isTransientDatabaseError } from "@tristate/db";
 import { z } from "zod";
 import { resolveDeadline } from "../api/calls/execute.ts";
 import { isAppError } from "../app-error.ts";
-import type { Arrival } from "../arrival.ts";
+import { type Arrival, NotInTimeError, within } from "../arrival.ts";
 import type { Logger } from "../logger.ts";
 import { type DefaultScope, defaultScopeRun } from "./default-scope.ts";
 import { ENVELOPE_OUTPUT_SCHEMA, envelopeResult } from "./envelope-result.ts";
@@ -145,8 +148,10 @@ export function createGatewayServer(options: GatewayOptions): Server {
       if (error instanceof MetaError) throw invalidParams(error.message, { field: error.field });
       throw error;
     }
-    await options.authorize?.();
     const deadline = deadlineOf(meta, options);
+    // The key's re-check (stdio) reads the database: bounded by the turn minus the reserve, like /mcp's.
+    const refused = await authorizeInTime(options, deadline);
+    if (refused) return envelopeResult(keyCheckFailed(name, refused));
     const token = meta?.[META_CONFIRMATION];
     const { stepId } = named;
     if (options.inFlight) options.inFlight.count++;
@@ -193,6 +198,37 @@ export function createGatewayServer(options: GatewayOptions): Server {
     return envelopeResult(envelope);
   });
   return server;
+}
+
+/**
+ * Runs `options.authorize` within the turn's deadline minus the reserve (at least 200 ms).
+ * @returns null when it passed; why the key could not be checked (too slow, or a transient database
+ *   failure) — nothing was sent.
+ * @throws what `authorize` throws otherwise (a ProtocolError refusing the call).
+ */
+async function authorizeInTime(options: GatewayOptions, deadline: Deadline): Promise<string | null> {
+  if (!options.authorize) return null;
+  const boundMs = Math.max(200, deadline.remainingMs() - DEFAULT_RESERVE_MS);
+  try {
+    await within(options.authorize(), boundMs, "the API key's re-check");
+    return null;
+  } catch (error) {
+    if (error instanceof NotInTimeError) return error.message;
+    if (isTransientDatabaseError(error)) return "the executor's database failed for a moment";
+    throw error;
+  }
+}
+
+/** The answer when the key could not be re-checked in time: nothing sent, safe to repeat. */
+function keyCheckFailed(tool: string, why: string): Envelope {
+  return refusalEnvelope({
+    key: "",
+    effectPhrase: tool,
+    error: { code: "DEADLINE_EXCEEDED", message: `the API key could not be checked: ${why}` },
+    retrySafe: true,
+    message:
+      "The executor could not check its API key in time (its database is slow or unreachable); nothing was sent. Try again in a moment.",
+  });
 }
 
 /** The answer when the default scope's look-up did not answer within the turn's deadline: nothing sent. */
