@@ -2,6 +2,7 @@ import { type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded-postgre
 import { readDbEnv } from "./env.ts";
 import type { TristateDatabase } from "./facade/ports.ts";
 import { postgresDatabase } from "./facade/postgres-database.ts";
+import { openMaintenancePrisma } from "./maintenance-prisma.ts";
 import { applyMigrations } from "./migrate/migrations.ts";
 import { DEFAULT_DATA_DIR } from "./paths.ts";
 import type { DatabaseTimeouts } from "./pool-timeouts.ts";
@@ -63,9 +64,13 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<O
     ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
     ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
   });
+  // Long maintenance on a pool of its own (a server only: the embedded database has one session).
+  const maintenance = embedded ? undefined : openMaintenancePrisma(url, options.timeouts);
   const database = postgresDatabase(store, {
     embedded: embedded !== undefined,
+    ...(maintenance ? { maintenancePrisma: maintenance.prisma } : {}),
     async close() {
+      await maintenance?.close();
       await store.close();
       await embedded?.close();
     },

@@ -124,13 +124,7 @@ export class PrismaIntentStore implements IntentStore {
         : undefined;
       // Bounded waits (issue 21 §1): a database that stops answering fails queries within the limits.
       const limits = poolTimeoutConfig({ ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts }, !options.singleSession);
-      const pool = new pg.Pool({
-        ...config,
-        ...jitOff,
-        ...limits,
-        max: poolSize,
-        ...(onConnect ? { onConnect } : {}),
-      });
+      const pool = new pg.Pool({ ...config, ...jitOff, ...limits, max: poolSize, ...(onConnect && { onConnect }) });
       pool.on("error", () => {}); // an idle client's error (server restart) only drops that client
       const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
       const group = options.groupCommit ?? true;

@@ -1,6 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { ApiKeyStore } from "../api-key-store.ts";
 import { DashboardSessionStore } from "../dashboard-session-store.ts";
+import type { PrismaClient } from "../generated/prisma/client.ts";
 import { PrismaOperatorStore } from "../operator-store.ts";
 import { MIGRATIONS_DIR } from "../paths.ts";
 import type { PrismaIntentStore } from "../prisma-intent-store.ts";
@@ -22,6 +23,11 @@ export interface PostgresDatabaseOptions {
   embedded: boolean;
   /** Closes what the store runs on (the store first, then e.g. the embedded server). Called once. */
   close(): Promise<void>;
+  /**
+   * Prisma's client for long maintenance (the read model loop: rollup refresh, archiving), over a pool
+   * whose statements may run longer than the hot path's (maintenance-prisma.ts). @default the store's `prisma`
+   */
+  maintenancePrisma?: PrismaClient;
   /** The migrations folder whose directories {@link MigrationStatus.expected} counts. @default MIGRATIONS_DIR */
   migrationsDir?: string;
 }
@@ -68,7 +74,7 @@ export function postgresDatabase(store: PrismaIntentStore, options: PostgresData
     },
     vacuum: () => vacuumDeadRows(runSql),
     startVacuumLoop: (loopOptions) => startVacuumLoop(runSql, loopOptions),
-    startReadModelLoop: (loopOptions) => startReadModelLoop(store.prisma, loopOptions),
+    startReadModelLoop: (loopOptions) => startReadModelLoop(options.maintenancePrisma ?? store.prisma, loopOptions),
     clockEpochMs: () => store.clockEpochMs(),
     close() {
       closing ??= options.close();
