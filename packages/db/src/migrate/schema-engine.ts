@@ -56,6 +56,9 @@ export interface OpenSchemaEngine {
   close(): Promise<void>;
 }
 
+/** Connecting for migrations: at most 10 s per attempt, TCP keep-alive on. */
+const MIGRATION_CONNECT = { connectionTimeoutMillis: 10_000, keepAlive: true } as const;
+
 /**
  * Opens Prisma's WebAssembly schema engine on `databaseUrl` through `@prisma/adapter-pg`.
  * A shadow database (for diffs from the migrations folder) is created and dropped on that server.
@@ -71,7 +74,9 @@ export async function openSchemaEngine(
   // A PoolConfig without `connectionString`: the adapter makes the shadow database's config by
   // overriding `database`, which a connection string would silently win over.
   const config = parseIntoClientConfig(databaseUrl);
-  const pool = new pg.Pool({ ...config, max: 2, Client: CharAsTextClient });
+  // Connecting is bounded (a stalled server fails the attempt, which applyMigrations retries);
+  // statements are not: a migration may run long.
+  const pool = new pg.Pool({ ...config, ...MIGRATION_CONNECT, max: 2, Client: CharAsTextClient });
   pool.on("error", () => {}); // an idle connection ended by the server (a forced drop) is not our error
   const adapter = bindMigrationAwareSqlAdapterFactory(shadowSafeFactory(pool, config));
   const logs: string[] = [];
@@ -105,7 +110,7 @@ function shadowSafeFactory(pool: pg.Pool, config: pg.ClientConfig): SqlMigration
     async connectToShadowDb(): Promise<SqlDriverAdapter> {
       const database = `prisma_migrate_shadow_db_${globalThis.crypto.randomUUID().replaceAll("-", "")}`;
       await pool.query(`CREATE DATABASE "${database}"`);
-      const shadowPool = new pg.Pool({ ...config, database, max: 2, Client: CharAsTextClient });
+      const shadowPool = new pg.Pool({ ...config, ...MIGRATION_CONNECT, database, max: 2, Client: CharAsTextClient });
       // DROP … WITH (FORCE) below ends any connection still open; that must not crash the process.
       shadowPool.on("error", () => {});
       const shadow = await new PrismaPg(shadowPool).connect();
