@@ -139,7 +139,7 @@ const schema = z.object({
   TRISTATE_PROBE_TIMEOUT_MS: ms(5000, 100, 600_000),
   /**
    * Grace period on SIGTERM/SIGINT for in-flight calls, ms (0–600000, default 10000). The process
-   * exits within this plus `SHUTDOWN_MARGIN_MS` (2 s, service.ts) whatever the database does: what is
+   * exits within this plus `SHUTDOWN_MARGIN_MS` (2 s, shutdown.ts) whatever the database does: what is
    * still unsettled then is left to the sweepers.
    */
   TRISTATE_SHUTDOWN_GRACE_MS: ms(10_000, 0, 600_000),
