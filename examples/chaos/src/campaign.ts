@@ -183,6 +183,9 @@ export async function runCampaign(
         unexpectedExits: unexpectedExits(),
         schedule: events,
         details: [...details, ...deadlines.details],
+        failedRuns: observations
+          .filter((o) => details.some((d) => d.startsWith(`${o.agent.runId}:`)))
+          .map((o) => ({ runId: o.agent.runId, told: o.agent.told, records: o.records })),
       };
       rounds.push(report);
       onRound(report, counts);

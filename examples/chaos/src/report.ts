@@ -1,6 +1,7 @@
 /** The campaign's output: one line per round, the summary, the JSON report and the reproduction file. */
 import { writeFileSync } from "node:fs";
-import type { AbortTally, Violations } from "./checker.ts";
+import type { AgentResult } from "./agent.ts";
+import type { AbortTally, RecordRow, Violations } from "./checker.ts";
 import { type DeadlineTally, deadlineText } from "./deadline-checks.ts";
 import type { ChaosFault, FaultCounts, FaultEvent } from "./faults.ts";
 
@@ -36,6 +37,8 @@ export interface RoundReport {
   unexpectedExits: number;
   schedule: FaultEvent[];
   details: string[];
+  /** The intent records of the runs the checker named, and what their agents were told (the cluster is removed afterwards). */
+  failedRuns: { runId: string; told: AgentResult["told"]; records: RecordRow[] }[];
 }
 
 /** The whole campaign. */
@@ -142,6 +145,7 @@ export function writeRepro(path: string, c: CampaignReport, round: RoundReport):
     deadlines: round.deadlines,
     planted: round.planted,
     checkerSaw: round.details,
+    failedRuns: round.failedRuns,
     schedule: round.schedule,
     unexpectedExits: c.exits,
   };
