@@ -71,15 +71,16 @@ function startUndo(rt: Runtime, api: SagaApi, record: IntentRecord): Promise<Ste
 }
 
 /**
- * `store` as the executor writes through it: every compare-and-set that makes a record SUCCEEDED is
- * followed by {@link undoIfRunAborted} (the one place every outcome writer of this executor goes
- * through: sends, background writes, late answers, probes' finds, resends). Every other member is the
- * store's own (bound to it).
+ * `store` as the executor writes through it: every compare-and-set that makes a record SUCCEEDED or
+ * FAILED_NO_EFFECT is followed by `settled` (the one place every outcome writer of this executor goes
+ * through: sends, background writes, late answers, probes' finds, resends): the executor's runs
+ * {@link undoIfRunAborted} for a SUCCEEDED, and tells a compensation's original how it ended
+ * (`compensationSettled`). Every other member is the store's own (bound to it).
  */
 export function abortAwareStore(store: IntentStore, settled: (record: IntentRecord) => Promise<unknown>): IntentStore {
   const update: IntentStore["update"] = async (key, expectedVersion, patch: IntentPatch, events, now, options) => {
     const updated = await store.update(key, expectedVersion, patch, events, now, options);
-    if (updated && patch.status === "SUCCEEDED") await settled(updated);
+    if (updated && (patch.status === "SUCCEEDED" || patch.status === "FAILED_NO_EFFECT")) await settled(updated);
     return updated;
   };
   return new Proxy(store, {

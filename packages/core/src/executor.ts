@@ -5,6 +5,7 @@ import { type CallInput, confirmationFor, declarePlan, invalidArgs, keyFor, zodI
 import { isCanonicalisationError } from "./canon.ts";
 import { systemClock } from "./clock.ts";
 import { registeredCompensation } from "./compensation.ts";
+import { compensationSettled } from "./compensation-settled.ts";
 import { DEFAULT_RESERVE_MS, Deadline, MIN_CALL_BUDGET_MS } from "./deadline.ts";
 import { type Envelope, refusalEnvelope } from "./envelope.ts";
 import { isDeadlineExceededError } from "./errors.ts";
@@ -103,7 +104,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
       rt.onBackgroundWriteError?.(error, record.key);
       return null;
     });
-  rt.store = abortAwareStore(options.store, rt.undoIfAborted);
+  // A compensation that settles later (a sweeper, a late answer) tells its original (compensation-settled.ts).
+  rt.store = abortAwareStore(options.store, async (record) => {
+    if (record.status === "SUCCEEDED") await rt.undoIfAborted(record);
+    await compensationSettled(rt, record).catch((error: unknown) => rt.onBackgroundWriteError?.(error, record.key));
+  });
   return {
     call: (input) => call(rt, input),
     reconcileKey: (key, deadline, trigger = "call", known) => reconcileKey(rt, key, deadline, trigger, known),

@@ -1,3 +1,4 @@
+import { compensationSettled } from "../compensation-settled.ts";
 import type { IntentPatch, IntentRecord } from "../intent-store.ts";
 import type { JsonObject } from "../json.ts";
 import type { AuditEntry, OperatorStore } from "../operator-store.ts";
@@ -66,6 +67,10 @@ export async function applyAudited(
   }
   // Rule 13: an effect a person confirms in an aborted run is undone like any other that settles late.
   if (patch.status === "SUCCEEDED") await rt.undoIfAborted(applied.record);
+  // A person's decision on a compensation tells its original (a "no effect" puts it in the queue).
+  await compensationSettled(rt, applied.record).catch((error: unknown) =>
+    rt.onBackgroundWriteError?.(error, applied.record.key),
+  );
   return { kind: "applied", record: applied.record, audit: applied.audit };
 }
 
