@@ -6,7 +6,7 @@
  * was being reconciled, and the sweeper's pass does not undo a step twice.
  * @module
  */
-import { COMPENSATE_STEP_PREFIX, CORRECT_STEP_PREFIX } from "./compensation.ts";
+import { COMPENSATE_STEP_PREFIX, CORRECT_STEP_PREFIX, type RanCompensation } from "./compensation.ts";
 import type { IntentPatch, IntentRecord } from "./intent-store.ts";
 import { event } from "./record-events.ts";
 import type { Runtime } from "./runtime.ts";
@@ -57,4 +57,19 @@ export async function compensationSettled(rt: Runtime, record: IntentRecord): Pr
     ];
     if (await rt.store.update(originalKey, original.version, patch, events, now)) return;
   }
+}
+
+/**
+ * Called by the abort once its note on the original has committed. An UNKNOWN answered late (issue 21
+ * §1: the compensation's claim outlived its answer time) may belong to a compensation that has settled
+ * since — its settle hook found no note yet and left it to the abort. Reading the compensation after
+ * the note committed closes that gap: one of the two tells the original (READ COMMITTED, as in
+ * abort-undo.ts), never a note "being reconciled" that nobody will update.
+ * @param note - the note just written on the original.
+ * @throws what the store throws.
+ */
+export async function compensationNoted(rt: Runtime, note: RanCompensation): Promise<void> {
+  if (note.status !== "UNKNOWN" || !note.key) return;
+  const compensation = await rt.store.get(note.key);
+  if (compensation) await compensationSettled(rt, compensation);
 }

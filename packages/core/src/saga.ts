@@ -5,6 +5,7 @@ import {
   isCompensationStep,
   type RanCompensation,
 } from "./compensation.ts";
+import { compensationNoted } from "./compensation-settled.ts";
 import { Deadline } from "./deadline.ts";
 import type { Envelope } from "./envelope.ts";
 import { humanRecheckAt } from "./human-queue.ts";
@@ -320,7 +321,7 @@ async function noteCompensation(
       current.needsHuman &&
       (queuedFor === "COMPENSATION_FAILED" || (queuedFor === "RUN_ABORTED" && current.status === "SUCCEEDED"));
     const patch = settled ? { compensation: spec, needsHuman: false, error: null } : { compensation: spec };
-    if (await rt.store.update(key, current.version, patch, [ev], now)) return;
+    if (await rt.store.update(key, current.version, patch, [ev], now)) return compensationNoted(rt, spec);
   }
 }
 
