@@ -8,6 +8,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
 import { PrismaClient } from "./generated/prisma/client.ts";
+import { survivePoolErrors } from "./pool-errors.ts";
 import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS, poolTimeoutConfig } from "./pool-timeouts.ts";
 
 /** Longest one maintenance statement may run, ms (10 min: the refresh's transaction limit). */
@@ -43,7 +44,7 @@ export function openMaintenancePrisma(
     ...limits,
     max: MAINTENANCE_POOL_SIZE,
   });
-  pool.on("error", () => {}); // an idle client's error (server restart) only drops that client
+  survivePoolErrors(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,

@@ -34,6 +34,7 @@ import {
   type Statement,
   updateSql,
 } from "./intent-sql.ts";
+import { survivePoolErrors } from "./pool-errors.ts";
 import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS, poolTimeoutConfig } from "./pool-timeouts.ts";
 import { refusingForGood } from "./refused-write.ts";
 import { restoreArchivedRunSql, restoreArchivedSql } from "./restore-archived-sql.ts";
@@ -125,7 +126,7 @@ export class PrismaIntentStore implements IntentStore {
       // Bounded waits (issue 21 §1): a database that stops answering fails queries within the limits.
       const limits = poolTimeoutConfig({ ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts }, !options.singleSession);
       const pool = new pg.Pool({ ...config, ...jitOff, ...limits, max: poolSize, ...(onConnect && { onConnect }) });
-      pool.on("error", () => {}); // an idle client's error (server restart) only drops that client
+      survivePoolErrors(pool);
       const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
       const group = options.groupCommit ?? true;
       const run: RunStatement = async <T>(statement: Statement) => (await pool.query(statement)).rows as T[];

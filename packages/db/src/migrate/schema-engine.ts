@@ -10,6 +10,7 @@ import {
 import * as bg from "@prisma/schema-engine-wasm/schema_engine_bg";
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
+import { survivePoolErrors } from "../pool-errors.ts";
 import { CharAsTextClient, withCharColumns } from "./char-as-text-client.ts";
 
 /** The WebAssembly schema engine's API (the class `SchemaEngine` of `@prisma/schema-engine-wasm`). */
@@ -77,7 +78,7 @@ export async function openSchemaEngine(
   // Connecting is bounded (a stalled server fails the attempt, which applyMigrations retries);
   // statements are not: a migration may run long.
   const pool = new pg.Pool({ ...config, ...MIGRATION_CONNECT, max: 2, Client: CharAsTextClient });
-  pool.on("error", () => {}); // an idle connection ended by the server (a forced drop) is not our error
+  survivePoolErrors(pool); // a connection ended by the server (a forced drop) is not our error
   const adapter = bindMigrationAwareSqlAdapterFactory(shadowSafeFactory(pool, config));
   const logs: string[] = [];
   const engine = await bg.SchemaEngine.new(
@@ -112,7 +113,7 @@ function shadowSafeFactory(pool: pg.Pool, config: pg.ClientConfig): SqlMigration
       await pool.query(`CREATE DATABASE "${database}"`);
       const shadowPool = new pg.Pool({ ...config, ...MIGRATION_CONNECT, database, max: 2, Client: CharAsTextClient });
       // DROP … WITH (FORCE) below ends any connection still open; that must not crash the process.
-      shadowPool.on("error", () => {});
+      survivePoolErrors(shadowPool);
       const shadow = await new PrismaPg(shadowPool).connect();
       // The adapter splits a migration at every ";", which cuts a function body (`$$ … ; … $$`) apart:
       // send each migration whole, as `applyMigrations` does (the simple protocol runs many statements).
