@@ -143,3 +143,21 @@ export async function answerByDeadline(
   void left.finally(() => rt.lateCalls.delete(id));
   return lateEnvelope(rt, progress);
 }
+
+/**
+ * Waits for `work` no longer than `deadline` minus `rt.reserveMs` (at least
+ * {@link LEAST_ANSWER_WINDOW_MS}), on real time; `work` goes on after that (its result is dropped).
+ * For entries that wait on this executor's own background work before acting (issue 21 §1).
+ */
+export async function untilAnswerTime(rt: Runtime, deadline: Deadline, work: Promise<unknown>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(deadline.remainingMs() - rt.reserveMs, LEAST_ANSWER_WINDOW_MS));
+    timer.unref?.();
+  });
+  try {
+    await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,6 +1,6 @@
 import { type Span, SpanStatusCode } from "@opentelemetry/api";
 import { abortAwareStore, abortedRunEnvelope, undoAbortedSteps, undoIfRunAborted } from "./abort-undo.ts";
-import { answerByDeadline, type CallProgress } from "./answer-by.ts";
+import { answerByDeadline, type CallProgress, untilAnswerTime } from "./answer-by.ts";
 import { type CallInput, confirmationFor, declarePlan, invalidArgs, keyFor, zodIssue } from "./call-input.ts";
 import { isCanonicalisationError } from "./canon.ts";
 import { systemClock } from "./clock.ts";
@@ -91,6 +91,15 @@ export function createExecutor(options: ExecutorOptions): Executor {
     }
   };
   const outcomesWritten = landed([rt.pendingOutcomes, rt.lateCalls]);
+  // An entry with a turn's deadline waits no longer than its own answer time (issue 21 §1): another
+  // run's late call stuck on the database must not hold an abort. A step whose write has not landed
+  // is read as in flight, and rule 13 undoes it when it settles.
+  const outcomesWrittenBy = (deadline: Deadline) =>
+    untilAnswerTime(
+      rt,
+      deadline,
+      outcomesWritten().catch(() => {}),
+    );
   const saga: SagaApi = {
     call: (input) => call(rt, input),
     reconcileKey: (key, deadline) => reconcileKey(rt, key, deadline, "abort"),
@@ -124,12 +133,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
       return rerunProbes(rt, key, timeoutMs);
     },
     abortRun: async (runId, deadline, by) => {
-      await outcomesWritten();
+      if (deadline instanceof Deadline) await outcomesWrittenBy(deadline);
       return abortRun(rt, saga, runId, deadline, by);
     },
     undoAbortedSteps: (options) => undoAbortedSteps(rt, saga, options),
     compensate: async (key, deadline) => {
-      await outcomesWritten();
+      if (deadline instanceof Deadline) await outcomesWrittenBy(deadline);
       const record = await rt.store.get(key);
       if (!record) throw new Error(`compensate: no intent record with key ${key}`);
       return undoStep(rt, saga, record, deadline);
