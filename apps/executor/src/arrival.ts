@@ -63,20 +63,25 @@ const MIN_KEY_CHECK_MS = 200;
 /**
  * How long the work before a call's own deadline handling (the key check) may take, ms: what is left
  * of the turn at `arrival`, minus `reserveMs`, at least {@link MIN_KEY_CHECK_MS}. A hint that is not
- * a usable number (the procedure refuses it later) counts as absent: the default budget.
+ * a usable number (the procedure refuses it later) counts as absent: the default budget. A batch's
+ * calls (a list of hints, one per call) are bounded by the tightest of them (an empty list: the default).
  * @param limits `TRISTATE_MAX_BUDGET_MS` and `TRISTATE_DEFAULT_BUDGET_MS`, ms.
  * @param reserveMs time kept back for the answer, ms (default `DEFAULT_RESERVE_MS`, 2000).
  */
 export function preCallBoundMs(
   arrival: Arrival,
-  hint: TurnHint,
+  hint: TurnHint | readonly TurnHint[],
   limits: { maxBudgetMs: number; defaultBudgetMs: number },
   reserveMs: number = DEFAULT_RESERVE_MS,
 ): number {
   const usable = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v) && v > 0;
-  let turnMs = limits.defaultBudgetMs;
-  if (usable(hint.deadlineEpochMs)) turnMs = hint.deadlineEpochMs - arrival.epochMs;
-  else if (usable(hint.budgetMs)) turnMs = hint.budgetMs;
+  const turnMsOf = (h: TurnHint) => {
+    if (usable(h.deadlineEpochMs)) return h.deadlineEpochMs - arrival.epochMs;
+    if (usable(h.budgetMs)) return h.budgetMs;
+    return limits.defaultBudgetMs;
+  };
+  const hints: readonly TurnHint[] = Array.isArray(hint) ? hint : [hint as TurnHint];
+  const turnMs = hints.length > 0 ? Math.min(...hints.map(turnMsOf)) : limits.defaultBudgetMs;
   const leftMs = Math.min(turnMs, limits.maxBudgetMs) - sinceArrivalMs(arrival) - reserveMs;
   return Math.max(MIN_KEY_CHECK_MS, leftMs);
 }

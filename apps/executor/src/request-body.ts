@@ -120,7 +120,7 @@ export interface CallInexactNumber extends InexactNumber {
 }
 
 const bodies = new WeakMap<IncomingMessage, CallInexactNumber[]>();
-const turns = new WeakMap<IncomingMessage, TurnHint>();
+const turns = new WeakMap<IncomingMessage, TurnHint | readonly TurnHint[]>();
 
 /** A call's turn as its input gives it (`deadlineEpochMs`, `budgetMs`), numbers only. */
 function turnOfInput(input: unknown): TurnHint {
@@ -132,15 +132,14 @@ function turnOfInput(input: unknown): TurnHint {
   };
 }
 
-/** The turn of a tRPC body: its input's, or in a batch the first call's that names one. */
-function turnOfBody(value: unknown, batch: boolean): TurnHint {
+/**
+ * The turn of a tRPC body: its input's, or in a batch every call's (one hint per call; a call naming
+ * none has the default budget): the key check, done once for the batch, is bounded by the tightest.
+ */
+function turnOfBody(value: unknown, batch: boolean): TurnHint | TurnHint[] {
   if (!batch) return turnOfInput(value);
   if (typeof value !== "object" || value === null) return {};
-  for (const input of Object.values(value)) {
-    const turn = turnOfInput(input);
-    if (turn.deadlineEpochMs !== undefined || turn.budgetMs !== undefined) return turn;
-  }
-  return {};
+  return Object.values(value).map(turnOfInput);
 }
 
 function isBatch(url: string): boolean {
@@ -178,9 +177,9 @@ export async function prepareTrpcBody(req: IncomingMessage, maxBytes: number): P
 
 /**
  * The turn {@link prepareTrpcBody} found in `req`'s body (`deadlineEpochMs` or `budgetMs` of the
- * call, or of a batch's first call naming one); empty when none (then the default budget).
+ * call, or one per call of a batch); empty when none (then the default budget).
  */
-export function turnOf(req: IncomingMessage): TurnHint {
+export function turnOf(req: IncomingMessage): TurnHint | readonly TurnHint[] {
   return turns.get(req) ?? {};
 }
 

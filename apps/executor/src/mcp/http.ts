@@ -61,15 +61,19 @@ interface Session {
 
 type ParsedBody = { value: unknown; inexact: InexactNumber[] };
 
-/** The turn of an MCP body: the deadline in `_meta` of its first `tools/call` naming one (else none: the default budget). */
-function turnOfMcpBody(value: unknown): TurnHint {
+/**
+ * The turns of an MCP body: one per `tools/call` (the deadline in its `_meta`, else none: the default
+ * budget); the key check, done once for a batch, is bounded by the tightest. No call: the default.
+ */
+function turnOfMcpBody(value: unknown): TurnHint[] {
+  const turns: TurnHint[] = [];
   for (const message of Array.isArray(value) ? value : [value]) {
     const m = message as { method?: unknown; params?: { _meta?: Record<string, unknown> } } | null;
     if (m?.method !== "tools/call") continue;
     const deadlineEpochMs = m.params?._meta?.[META_DEADLINE];
-    if (typeof deadlineEpochMs === "number") return { deadlineEpochMs };
+    turns.push(typeof deadlineEpochMs === "number" ? { deadlineEpochMs } : {});
   }
-  return {};
+  return turns;
 }
 
 /** Whether the server may end this session now (no call of it in flight). */
@@ -114,12 +118,12 @@ export function createMcpHttpHandler(services: Services, throttle: AuthThrottle)
   /**
    * The caller's key, or null after answering 401/403/429 — or 503 when the key check (a database
    * read) failed transiently or did not finish by the turn's deadline minus the reserve (`turn`: the
-   * body's `tools/call` deadline, else the default budget, from the request's arrival).
+   * body's `tools/call` deadlines, the tightest counting, else the default budget, from the request's arrival).
    */
   const authenticate = async (
     req: IncomingMessage,
     res: ServerResponse,
-    turn: TurnHint,
+    turn: readonly TurnHint[],
   ): Promise<ApiKeyInfo | null> => {
     const header = req.headers.authorization;
     const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
