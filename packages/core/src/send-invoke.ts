@@ -30,6 +30,8 @@ export type SendOutcome =
       error: unknown;
       evidence?: Extract<InvokeAttempt<unknown>, { ok: false }>;
       repeated?: { classification: Classification; repeats: RepeatSummary };
+      /** Refused right before the send (too little of the turn left): the invoke never started. */
+      refusedBeforeSend?: true;
     };
 
 /** The classification of a failed invoke (or one whose client repeated the request). */
@@ -79,7 +81,8 @@ export async function invokeOnce(
   } catch (error) {
     if (!isDeadlineExceededError(error)) throw error;
     const message = `not sent: the executor's own work used the turn's time (${error.message})`;
-    return { ok: false, error: new NotSentError(message, { code: "DEADLINE_EXCEEDED", cause: error }) };
+    const notSent = new NotSentError(message, { code: "DEADLINE_EXCEEDED", cause: error });
+    return { ok: false, error: notSent, refusedBeforeSend: true };
   }
   markSending();
   const { signal, dispose } = timeoutSignal(timeoutMs);

@@ -82,6 +82,8 @@ export async function sendOnce(
         ...(record.sentKey ? { sentKey: record.sentKey } : {}),
       });
       sent.atEpochMs = sentAt;
+      // A send refused right before it started leaves no `sent` on the timeline: nothing left.
+      const sentEvents = !outcome.ok && outcome.refusedBeforeSend ? [] : [sent];
       const durable = rt.durableOutcomes || !lostOutcomeIsCheap(tool, record, rt.clock.nowEpochMs());
       const outcomeEvent = (data: Record<string, string | number | boolean>) =>
         event(rt, record.key, "outcome", { ...data, durationMs: now - sentAt, ...attemptsOf(tool, record, outcome) });
@@ -107,7 +109,7 @@ export async function sendOnce(
               ? { compensation: registeredCompensation(tool, storedArgsForHooks(tool, record.args), result) }
               : {}),
           },
-          events: [sent, outcomeEvent({ outcome: "SUCCEEDED" })],
+          events: [...sentEvents, outcomeEvent({ outcome: "SUCCEEDED" })],
           now,
           durable,
           // Only the agent's own send: a resend (the sweeper's, an operator's) is answered after its write,
@@ -130,18 +132,21 @@ export async function sendOnce(
       const resend = options.resolutionOnSuccess !== null;
       // A read-back's stored refusal is the original's own answer (issue 21 §5), unlike rule 5f's.
       if (options.readBack && c.outcome === "FAILED_NO_EFFECT" && storedRefusal(c)) {
-        const events = [sent, outcomeEvent({ outcome: "FAILED_NO_EFFECT", code: "REJECTED", via: "read_back" })];
+        const events = [
+          ...sentEvents,
+          outcomeEvent({ outcome: "FAILED_NO_EFFECT", code: "REJECTED", via: "read_back" }),
+        ];
         return readBackRefused(rt, tool, record, error, events, now);
       }
       // A resend answered 409 is refused too (rule 5f): the original may be what the remote is
       // holding on to, and another same-key resend would only be answered the same way.
       if (resend && (c.outcome === "FAILED_NO_EFFECT" || c.httpStatus === 409)) {
-        return resendFailed(rt, tool, record, c, error, [sent], now, options);
+        return resendFailed(rt, tool, record, c, error, sentEvents, now, options);
       }
       if (c.outcome === "FAILED_NO_EFFECT") {
         return write(rt, tool, record, {
           patch: { status: "FAILED_NO_EFFECT", error, finishedAtEpochMs: now, settlesAtEpochMs: null },
-          events: [sent, outcomeEvent({ outcome: "FAILED_NO_EFFECT", code: c.code })],
+          events: [...sentEvents, outcomeEvent({ outcome: "FAILED_NO_EFFECT", code: c.code })],
           now,
           // Durable whatever the tool: the agent is told `retry_safe: true` and may act on it; were
           // this write lost, the sweeper could resend (same key) an effect the agent was told is not there.
@@ -161,7 +166,7 @@ export async function sendOnce(
             settlesAtEpochMs: null,
           },
           events: [
-            sent,
+            ...sentEvents,
             outcomeEvent({ outcome: "UNKNOWN", code: c.code }),
             event(rt, record.key, "needs_human", { code: c.code, reason: error.message }),
           ],
@@ -177,7 +182,7 @@ export async function sendOnce(
           : Math.min(record.settlesAtEpochMs ?? Infinity, (await storeNow(rt)) + tool.settleMs);
       return write(rt, tool, record, {
         patch: { status: "UNKNOWN", error, settlesAtEpochMs },
-        events: [sent, outcomeEvent({ outcome: "UNKNOWN", code: c.code })],
+        events: [...sentEvents, outcomeEvent({ outcome: "UNKNOWN", code: c.code })],
         now,
         durable: true,
       });

@@ -186,6 +186,10 @@ describe("issue 21 §1: the deadline covers the executor's own waits (PostgreSQL
       status: "FAILED_NO_EFFECT",
       error: { code: "DEADLINE_EXCEEDED" },
     });
+    // The timeline shows no send: the refusal came right before it would have started.
+    const types = (await s.store.listEvents(envelope.idempotency_key)).map((e) => e.type);
+    expect(types).toContain("outcome");
+    expect(types).not.toContain("sent");
     expectNoLateSendNoDuplicate(s);
   }, 30_000);
 });
