@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Json, startStack, type TestStack } from "./support.ts";
 
 /** A connection of the service's own pool, kept aside to hold the lock. */
-type Locker = { query(text: string, values?: unknown[]): Promise<unknown>; release(): void };
+type Locker = { query(text: string, values?: unknown[]): Promise<unknown>; release(): void; pid: number };
 
 /** Starts a stack whose refund locks the log after the remote committed (when its reason is "lock"). */
 async function lockingStack(background: boolean): Promise<{ stack: TestStack; locker: Locker }> {
@@ -45,7 +45,10 @@ async function lockingStack(background: boolean): Promise<{ stack: TestStack; lo
       ];
     },
   });
-  locker = await stack.service.services.store.pool.connect();
+  const client = await stack.service.services.store.pool.connect();
+  // Its own pid, so the kill below never takes it: its LOCK TABLE may itself wait (a rollup's read).
+  const pid = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid ?? -1;
+  locker = Object.assign(client, { pid });
   return { stack, locker };
 }
 
@@ -54,7 +57,8 @@ async function killWaiter(stack: TestStack, locker: Locker): Promise<number> {
   for (let i = 0; i < 200; i++) {
     const { rows } = await stack.service.services.store.pool
       .query<{ pid: number }>(
-        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND pid <> $1",
+        [locker.pid],
       )
       .catch(() => ({ rows: [] as { pid: number }[] }));
     if (rows.length > 0) {
