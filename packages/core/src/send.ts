@@ -14,7 +14,7 @@ import { envelopeFor } from "./record-envelope.ts";
 import { event } from "./record-events.ts";
 import { redactArgs } from "./redact.ts";
 import type { Runtime } from "./runtime.ts";
-import { attemptsOf, classifyOutcome, invokeOnce } from "./send-invoke.ts";
+import { attemptsOf, classifyOutcome, invokeOnce, type SendOutcome } from "./send-invoke.ts";
 import type { StoredResolution } from "./statuses.ts";
 import type { AnyTool } from "./tool.ts";
 import { toolKindPolicy } from "./tool-kind-policy.ts";
@@ -76,14 +76,7 @@ export async function sendOnce(
       const sentAt = rt.clock.nowEpochMs();
       const outcome = await invokeOnce(rt, tool, record, deadline, timeoutMs, options);
       const now = rt.clock.nowEpochMs();
-      const sent = event(rt, record.key, "sent", {
-        attempt: record.attempt,
-        timeoutMs,
-        ...(record.sentKey ? { sentKey: record.sentKey } : {}),
-      });
-      sent.atEpochMs = sentAt;
-      // A send refused right before it started leaves no `sent` on the timeline: nothing left.
-      const sentEvents = !outcome.ok && outcome.refusedBeforeSend ? [] : [sent];
+      const sentEvents = sentEventsOf(rt, record, outcome, timeoutMs, sentAt);
       const durable = rt.durableOutcomes || !lostOutcomeIsCheap(tool, record, rt.clock.nowEpochMs());
       const outcomeEvent = (data: Record<string, string | number | boolean>) =>
         event(rt, record.key, "outcome", { ...data, durationMs: now - sentAt, ...attemptsOf(tool, record, outcome) });
@@ -331,6 +324,27 @@ async function write(
       : { kind: "settled", record: updated, envelope: envelopeFor(rt, updated, false) };
   }
   return lateAnswer(rt, tool, record, w);
+}
+
+/**
+ * The `sent` event of a send that started at `sentAtEpochMs`; none for one refused right before it
+ * started (too little of the turn left): nothing left, so the timeline shows no send.
+ */
+function sentEventsOf(
+  rt: Runtime,
+  record: IntentRecord,
+  outcome: SendOutcome,
+  timeoutMs: number,
+  sentAtEpochMs: number,
+): IntentEvent[] {
+  if (!outcome.ok && outcome.refusedBeforeSend) return [];
+  const sent = event(rt, record.key, "sent", {
+    attempt: record.attempt,
+    timeoutMs,
+    ...(record.sentKey ? { sentKey: record.sentKey } : {}),
+  });
+  sent.atEpochMs = sentAtEpochMs;
+  return [sent];
 }
 
 /**
