@@ -49,6 +49,15 @@ describe("Deadline", () => {
     expect(() => Deadline.after(-5, clock).timeoutFor(1000)).toThrow(DeadlineExceededError);
   });
 
+  it("epochMs is whole ms, never later than asked (it is persisted and forwarded as an integer header)", () => {
+    const before = Date.now();
+    const after = Deadline.after(1234.7);
+    expect(Number.isInteger(after.epochMs)).toBe(true);
+    expect(after.epochMs).toBeLessThanOrEqual(Date.now() + 1234.7);
+    expect(after.epochMs).toBeGreaterThanOrEqual(before + 1234);
+    expect(Deadline.at(1796194535380.318).epochMs).toBe(1796194535380);
+  });
+
   it("rejects non-finite input", () => {
     expect(() => Deadline.after(Number.NaN)).toThrow(/finite/);
     expect(() => Deadline.at(Number.POSITIVE_INFINITY)).toThrow(/finite/);

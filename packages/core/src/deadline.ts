@@ -32,7 +32,9 @@ export class Deadline {
     if (typeof ms !== "number" || !Number.isFinite(ms)) {
       throw new TypeError(`Deadline.after: ms must be a finite number of milliseconds, got ${String(ms)}`);
     }
-    return new Deadline(clock.nowEpochMs() + ms, clock.monotonicMs() + ms, clock);
+    // Whole epoch ms (persisted, forwarded as an integer header), rounded down: never later than asked.
+    const epochMs = Math.floor(clock.nowEpochMs() + ms);
+    return new Deadline(epochMs, clock.monotonicMs() + (epochMs - clock.nowEpochMs()), clock);
   }
 
   /**
@@ -43,8 +45,9 @@ export class Deadline {
     if (typeof epochMs !== "number" || !Number.isFinite(epochMs)) {
       throw new TypeError(`Deadline.at: epochMs must be a finite epoch-ms number, got ${String(epochMs)}`);
     }
-    const remaining = epochMs - clock.nowEpochMs();
-    return new Deadline(epochMs, clock.monotonicMs() + remaining, clock);
+    const whole = Math.floor(epochMs); // whole epoch ms, as after(): never later than asked
+    const remaining = whole - clock.nowEpochMs();
+    return new Deadline(whole, clock.monotonicMs() + remaining, clock);
   }
 
   /** Milliseconds left (never negative). */

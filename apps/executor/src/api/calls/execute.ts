@@ -58,7 +58,8 @@ export function resolveDeadline(
   limits: { maxBudgetMs: number; defaultBudgetMs: number },
 ): Deadline {
   const arrival = typeof at === "number" ? arrivalNow(at) : at;
-  const elapsedMs = sinceArrivalMs(arrival);
+  // Whole ms, rounded up: deadlines are integer epoch ms (the `Request-Deadline` header) and never later.
+  const elapsedMs = Math.ceil(sinceArrivalMs(arrival));
   const nowEpochMs = arrival.epochMs + elapsedMs;
   if (input.deadlineEpochMs !== undefined) {
     if (input.deadlineEpochMs <= nowEpochMs) {
