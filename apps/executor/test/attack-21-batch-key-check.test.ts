@@ -9,20 +9,11 @@
  * of a batch is bounded by its tightest call (a call naming no turn counts with the default budget).
  */
 import { DEFAULT_RESERVE_MS } from "@tristate/core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type StalledStack, startStalledStack } from "./stalled-stack.ts";
+import { describe, expect, it } from "vitest";
+import { STALL_SLACK_MS, useStalledStack } from "./stalled-stack.ts";
 
-/** Slack for a loaded 2-core machine on top of the bound, ms. */
-const SLACK_MS = 500;
-
-let stack: StalledStack;
-beforeAll(async () => {
-  stack = await startStalledStack();
-});
-afterEach(() => stack.proxy.resume());
-afterAll(async () => {
-  await stack?.close();
-});
+const SLACK_MS = STALL_SLACK_MS;
+const stack = useStalledStack();
 
 const call = (stepId: string, budgetMs: number) => ({
   runId: "run-batch",
@@ -35,26 +26,26 @@ const call = (stepId: string, budgetMs: number) => ({
 describe("attack 21: a tRPC batch's key check and its tightest call", () => {
   it("a batch [30 s, 4 s] with the database stalled answers by the 4 s call's deadline minus the reserve", async () => {
     const tightMs = 4000;
-    stack.proxy.stall();
-    const postsBefore = stack.remote.posts;
+    stack().proxy.stall();
+    const postsBefore = stack().remote.posts;
     const started = performance.now();
-    const res = await fetch(`${stack.service.url}/trpc/calls.execute,calls.execute?batch=1`, {
+    const res = await fetch(`${stack().service.url}/trpc/calls.execute,calls.execute?batch=1`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${stack.agentKey}` },
+      headers: { "content-type": "application/json", authorization: `Bearer ${stack().agentKey}` },
       body: JSON.stringify({ 0: call("loose", 30_000), 1: call("tight", tightMs) }),
     });
     const tookMs = performance.now() - started;
     await res.text();
     console.log(`batch [30 s, 4 s], database stalled: HTTP ${res.status} after ${Math.round(tookMs)} ms`);
-    stack.proxy.resume();
+    stack().proxy.resume();
     await new Promise((r) => setTimeout(r, 300));
-    expect(stack.remote.posts, "nothing was sent").toBe(postsBefore);
+    expect(stack().remote.posts, "nothing was sent").toBe(postsBefore);
     expect(tookMs).toBeLessThan(tightMs - DEFAULT_RESERVE_MS + SLACK_MS);
   }, 60_000);
 
   it("an MCP batch [tools/call 30 s, tools/call 4 s] with the database stalled answers by the 4 s call's deadline minus the reserve", async () => {
     const tightMs = 4000;
-    stack.proxy.stall();
+    stack().proxy.stall();
     const toolsCall = (id: number, budgetMs: number) => ({
       jsonrpc: "2.0",
       id,
@@ -66,12 +57,12 @@ describe("attack 21: a tRPC batch's key check and its tightest call", () => {
       },
     });
     const started = performance.now();
-    const res = await fetch(`${stack.service.url}/mcp`, {
+    const res = await fetch(`${stack().service.url}/mcp`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
         accept: "application/json, text/event-stream",
-        authorization: `Bearer ${stack.agentKey}`,
+        authorization: `Bearer ${stack().agentKey}`,
       },
       body: JSON.stringify([toolsCall(1, 30_000), toolsCall(2, tightMs)]),
     });

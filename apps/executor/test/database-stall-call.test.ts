@@ -4,36 +4,27 @@
  * answers again and the claim lands). Needs the executor to bound its own waits (packages/core).
  */
 import { DEFAULT_RESERVE_MS } from "@tristate/core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type StalledStack, startStalledStack } from "./stalled-stack.ts";
+import { describe, expect, it } from "vitest";
+import { STALL_SLACK_MS, useStalledStack } from "./stalled-stack.ts";
 
-/** Slack for a loaded 2-core machine on top of each bound, ms. */
-const SLACK_MS = 500;
-
-let stack: StalledStack;
-beforeAll(async () => {
-  stack = await startStalledStack();
-});
-afterEach(() => stack.proxy.resume());
-afterAll(async () => {
-  await stack?.close();
-});
+const SLACK_MS = STALL_SLACK_MS;
+const stack = useStalledStack();
 
 describe("calls.execute with the database stalled after the key check", () => {
   it("a call whose claim stalls answers by the deadline minus the reserve; the remote gets nothing after the deadline", async () => {
     const budgetMs = 3000;
     // Stall the database right after the key was checked: the claim is what waits.
-    const keys = stack.service.services.keys;
+    const keys = stack().service.services.keys;
     const verify = keys.verify.bind(keys);
     keys.verify = async (secret) => {
       const info = await verify(secret);
-      stack.proxy.stall();
+      stack().proxy.stall();
       return info;
     };
     try {
       const arrivedEpochMs = Date.now();
       const started = performance.now();
-      const res = await stack.execute({ stepId: "claim-stall", budgetMs });
+      const res = await stack().execute({ stepId: "claim-stall", budgetMs });
       const tookMs = performance.now() - started;
       expect(tookMs).toBeLessThan(budgetMs - DEFAULT_RESERVE_MS + SLACK_MS);
       expect([200, 503]).toContain(res.status);
@@ -44,12 +35,13 @@ describe("calls.execute with the database stalled after the key check", () => {
       // Past the deadline: what the remote has now is all it may ever get from this call.
       const deadlineEpochMs = arrivedEpochMs + budgetMs;
       await new Promise((r) => setTimeout(r, Math.max(0, deadlineEpochMs - Date.now() + 50)));
-      const postsAtDeadline = stack.remote.posts;
-      stack.proxy.resume();
+      const postsAtDeadline = stack().remote.posts;
+      stack().proxy.resume();
       // The claim lands now; nothing may be sent for a turn that has ended.
       await new Promise((r) => setTimeout(r, 3000));
-      expect(stack.remote.posts).toBe(postsAtDeadline);
-      for (const effect of stack.remote.effects) expect(effect.committedAtEpochMs).toBeLessThanOrEqual(deadlineEpochMs);
+      expect(stack().remote.posts).toBe(postsAtDeadline);
+      for (const effect of stack().remote.effects)
+        expect(effect.committedAtEpochMs).toBeLessThanOrEqual(deadlineEpochMs);
     } finally {
       keys.verify = verify;
     }

@@ -5,29 +5,20 @@
  */
 import { connect } from "node:net";
 import { DEFAULT_RESERVE_MS } from "@tristate/core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SHUTDOWN_MARGIN_MS } from "../src/shutdown.ts";
 import { startServiceProcess } from "./processes.ts";
-import { type StalledStack, startStalledStack } from "./stalled-stack.ts";
+import { STALL_SLACK_MS, useStalledStack } from "./stalled-stack.ts";
 
-/** Slack for a loaded 2-core machine on top of each bound, ms. */
-const SLACK_MS = 500;
-
-let stack: StalledStack;
-beforeAll(async () => {
-  stack = await startStalledStack();
-});
-afterEach(() => stack.proxy.resume());
-afterAll(async () => {
-  await stack?.close();
-});
+const SLACK_MS = STALL_SLACK_MS;
+const stack = useStalledStack();
 
 describe("a stalled database", () => {
   it("/readyz answers 503 within a second, naming the database", async () => {
-    expect((await fetch(`${stack.service.url}/readyz`)).status).toBe(200);
-    stack.proxy.stall();
+    expect((await fetch(`${stack().service.url}/readyz`)).status).toBe(200);
+    stack().proxy.stall();
     const started = performance.now();
-    const res = await fetch(`${stack.service.url}/readyz`);
+    const res = await fetch(`${stack().service.url}/readyz`);
     const tookMs = performance.now() - started;
     expect(res.status).toBe(503);
     expect(((await res.json()) as { detail: string }).detail).toMatch(/database/);
@@ -37,33 +28,33 @@ describe("a stalled database", () => {
 
   it("a key check that cannot finish answers 503 with Retry-After by the budget minus the reserve; nothing sent", async () => {
     const budgetMs = 4000;
-    stack.proxy.stall();
-    const postsBefore = stack.remote.posts;
+    stack().proxy.stall();
+    const postsBefore = stack().remote.posts;
     const started = performance.now();
-    const res = await stack.execute({ stepId: "key-check", budgetMs });
+    const res = await stack().execute({ stepId: "key-check", budgetMs });
     const tookMs = performance.now() - started;
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("1");
     const body = (await res.json()) as { error: { message: string } };
     expect(body.error.message).toMatch(/API key could not be checked.*nothing was done/);
     expect(tookMs).toBeLessThan(budgetMs - DEFAULT_RESERVE_MS + SLACK_MS);
-    stack.proxy.resume();
+    stack().proxy.resume();
     await new Promise((r) => setTimeout(r, 500));
-    expect(stack.remote.posts).toBe(postsBefore);
+    expect(stack().remote.posts).toBe(postsBefore);
   });
 });
 
 describe("MCP with the database stalled", () => {
   it("/mcp: a key check that cannot finish answers 503 with Retry-After by the tools/call deadline minus the reserve", async () => {
     const budgetMs = 4000;
-    stack.proxy.stall();
+    stack().proxy.stall();
     const started = performance.now();
-    const res = await fetch(`${stack.service.url}/mcp`, {
+    const res = await fetch(`${stack().service.url}/mcp`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
         accept: "application/json, text/event-stream",
-        authorization: `Bearer ${stack.agentKey}`,
+        authorization: `Bearer ${stack().agentKey}`,
       },
       body: JSON.stringify({
         jsonrpc: "2.0",
@@ -88,7 +79,7 @@ describe("SIGTERM with the database stalled", () => {
   it("the process exits within the grace period plus the margin, and nothing is left listening", async () => {
     const graceMs = 2000;
     const child = await startServiceProcess({
-      DATABASE_URL: stack.proxiedUrl,
+      DATABASE_URL: stack().proxiedUrl,
       TRISTATE_SHUTDOWN_GRACE_MS: String(graceMs),
       TRISTATE_SWEEP_INTERVAL_MS: "200",
       TRISTATE_ROLLUP_INTERVAL_MS: "200",
@@ -96,7 +87,7 @@ describe("SIGTERM with the database stalled", () => {
     try {
       const { port } = new URL(child.url);
       await new Promise((r) => setTimeout(r, 500)); // the sweeper and rollups are now waiting on the database
-      stack.proxy.stall();
+      stack().proxy.stall();
       // A request in flight, held by its key check on the stalled database.
       const held = fetch(`${child.url}/trpc/calls.execute`, {
         method: "POST",
@@ -121,7 +112,7 @@ describe("SIGTERM with the database stalled", () => {
       expect(refused).toBe(true);
       console.log(`SIGTERM with the database stalled: exited (code ${code}) after ${Math.round(tookMs)} ms`);
     } finally {
-      stack.proxy.resume();
+      stack().proxy.resume();
       await child.kill();
     }
   }, 30_000);

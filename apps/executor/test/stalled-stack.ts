@@ -1,6 +1,7 @@
 import { ApiKeyStore, createTestDatabase, type TestDatabase } from "@tristate/db";
 import { type FakeRemote, refundTool, startFakeRemote } from "@tristate/testing";
 import { startTcpProxy, type TcpProxy } from "@tristate/testing/tcp-proxy";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { readEnv } from "../src/env.ts";
 import { type RunningService, startService } from "../src/service.ts";
 
@@ -62,5 +63,27 @@ export async function startStalledStack(): Promise<StalledStack> {
       await proxy.close();
       await db.drop();
     },
+  };
+}
+
+/** Slack for a loaded 2-core machine on top of each time bound these tests check, ms. */
+export const STALL_SLACK_MS = 500;
+
+/**
+ * One {@link StalledStack} for a test file: started before its tests, forwarding resumed after each,
+ * closed after all. Returns a getter (the stack exists once `beforeAll` ran).
+ */
+export function useStalledStack(): () => StalledStack {
+  let stack: StalledStack | undefined;
+  beforeAll(async () => {
+    stack = await startStalledStack();
+  });
+  afterEach(() => stack?.proxy.resume());
+  afterAll(async () => {
+    await stack?.close();
+  });
+  return () => {
+    if (!stack) throw new Error("useStalledStack: the stack is not started (use it inside a test)");
+    return stack;
   };
 }
