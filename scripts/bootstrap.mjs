@@ -96,6 +96,8 @@ switch (mode) {
     break;
   }
   case "test": {
+    // PostgreSQL and Chromium: a missing one fails here with what to install, never as skipped tests.
+    run(process.execPath, ["scripts/preflight.mjs"]);
     pnpm(["run", "lint"]);
     // Dead files, exports and dependencies (knip.json names the entries: benches, demos, configs).
     pnpm(["run", "knip"]);

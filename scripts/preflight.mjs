@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// `npm test`'s first step: every prerequisite outside the clone is checked before any test runs, and a
+// missing one fails the run with the line that says what to install. Nothing is skipped for a missing
+// prerequisite: a test that cannot run is a failure, said here once instead of as hundreds of errors.
+import { existsSync } from "node:fs";
+import { connect } from "node:net";
+
+/** Where the tests make their databases: `TRISTATE_TEST_DATABASE_URL`'s host and port, else 127.0.0.1:5432. */
+function postgresAddress() {
+  const url = process.env.TRISTATE_TEST_DATABASE_URL;
+  if (!url) return { host: "127.0.0.1", port: 5432 };
+  const parsed = new URL(url);
+  return { host: parsed.hostname || "127.0.0.1", port: Number(parsed.port || 5432) };
+}
+
+/** Resolves true when a TCP connection to host:port opens within `timeoutMs`. */
+function reachable({ host, port }, timeoutMs = 3000) {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+const problems = [];
+const pg = postgresAddress();
+if (!(await reachable(pg))) {
+  problems.push(
+    `PostgreSQL is not reachable at ${pg.host}:${pg.port}. Install and start it (Debian: apt-get install -y ` +
+      "postgresql && pg_ctlcluster <version> main start), with trust auth for local connections, or set " +
+      "TRISTATE_TEST_DATABASE_URL to a server the tests may create databases on.",
+  );
+}
+const chromium = process.env.E2E_CHROMIUM ?? "/usr/bin/chromium";
+if (!existsSync(chromium)) {
+  problems.push(
+    `No Chromium at ${chromium} (the dashboard's Playwright tests drive it). Install Debian's: ` +
+      "apt-get update && apt-get install -y chromium — or set E2E_CHROMIUM to a Chromium binary.",
+  );
+}
+if (problems.length > 0) {
+  for (const problem of problems) console.error(`npm test: missing prerequisite — ${problem}`);
+  process.exit(1);
+}
+console.log(`npm test: prerequisites found (PostgreSQL at ${pg.host}:${pg.port}, Chromium at ${chromium})`);
