@@ -1,6 +1,6 @@
 /**
  * The operators' read API through real HTTP against the running service on the real PostgreSQL:
- * stats.overview, intents.list/get, stale.list, runs.get. Data: calls through the service's own
+ * stats.overview, stats.attention, intents.list/get, stale.list, runs.get. Data: calls through the service's own
  * `calls.execute` and through a second executor (fast probes) on the same database, with faults
  * injected by a fake remote; one stale PENDING record claimed directly.
  */
@@ -189,6 +189,31 @@ describe("stats.overview over HTTP", () => {
     const missing = await get("stats.overview", { fromEpochMs: now });
     expect(missing.status).toBe(400);
     expect(missing.json.error.data.field).toBe("toEpochMs");
+  });
+});
+
+describe("stats.attention over HTTP", () => {
+  it("counts the human queue with its oldest record's age, and the stale PENDING with the oldest's age past its deadline", async () => {
+    const before = Date.now();
+    const res = await get("stats.attention", undefined);
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    const a = res.json.result.data;
+    const human = (await get("intents.get", { key: seeded.needsHuman })).json.result.data.record;
+    expect(a.needsHuman).toMatchObject({ count: 1, oldestCreatedAtEpochMs: human.createdAtEpochMs });
+    // Its age by the database's clock: at least the time since its creation as this process saw it.
+    expect(a.needsHuman.oldestAgeMs).toBeGreaterThanOrEqual(before - human.createdAtEpochMs - 1_000);
+    expect(a.needsHuman.oldestAgeMs).toBeLessThanOrEqual(Date.now() - human.createdAtEpochMs + 1_000);
+    expect(a.stalePending.count).toBe(1);
+    expect(a.stalePending.oldestAgePastDeadlineMs).toBeGreaterThanOrEqual(10_000);
+  });
+
+  it("auth and input: an agent key gets 403, no key 401; an unknown key is refused by name", async () => {
+    expect((await get("stats.attention", undefined, keys.agent)).status).toBe(403);
+    expect((await get("stats.attention", undefined, null)).status).toBe(401);
+    expect((await get("stats.attention", undefined, keys.operator)).status).toBe(200);
+    const unknown = await get("stats.attention", { window: 1 });
+    expect(unknown.status).toBe(400);
+    expect(JSON.stringify(unknown.json.error)).toContain("window");
   });
 });
 

@@ -351,6 +351,23 @@ const CASES: Record<string, Case> = {
       expect(res.json.result.data.totals.calls).toBe(rows[0]!.n);
     },
   },
+  "stats.attention": {
+    roles: VIEW,
+    input: (call) => listInput(call),
+    async check(res, call) {
+      if (call.target === "foreign" && call.role !== "admin") {
+        expect(res.status).toBe(403);
+        return;
+      }
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      const { rows } = await stack.service.services.store.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM intent_records WHERE tenant = $1 AND needs_human",
+        [call.fx.tenant],
+      );
+      expect(rows[0]!.n).toBeGreaterThan(0);
+      expect(res.json.result.data.needsHuman.count).toBe(rows[0]!.n);
+    },
+  },
   "keys.create": {
     roles: ADMIN,
     input: (call) => ({ name: "made in the matrix", role: "viewer", tenant: call.fx.tenant }),
@@ -385,7 +402,7 @@ describe("authorization matrix: every procedure × role × own/foreign tenant (i
   });
 
   // Reads first: the actions below resolve the queue and reconcile the stale records.
-  const reads = (path: string) => (path.endsWith(".list") || path === "stats.overview" ? 0 : 1);
+  const reads = (path: string) => (path.endsWith(".list") || path.startsWith("stats.") ? 0 : 1);
   const ordered = Object.entries(CASES).sort(([a], [b]) => reads(a) - reads(b));
   for (const [path, spec] of ordered) {
     it(`${path}`, async () => {

@@ -23,6 +23,7 @@ import { runsOperatorAbortProcedure } from "../api/runs/operator-abort.ts";
 import { runsPlanProcedure } from "../api/runs/plan.ts";
 import { sessionsCreateProcedure, sessionsEndProcedure } from "../api/sessions/manage.ts";
 import { staleListProcedure } from "../api/stale/list.ts";
+import { statsAttentionProcedure } from "../api/stats/attention.ts";
 import { statsOverviewProcedure } from "../api/stats/overview.ts";
 import { toolsListProcedure } from "../api/tools/list.ts";
 import { router } from "./init.ts";
@@ -37,7 +38,7 @@ export const appRouter = router({
   queue: router({ list: queueListProcedure, resolve: queueResolveProcedure }),
   audit: router({ list: auditListProcedure }),
   probe: router({ rerun: probeRerunProcedure }),
-  stats: router({ overview: statsOverviewProcedure }),
+  stats: router({ overview: statsOverviewProcedure, attention: statsAttentionProcedure }),
   intents: router({ list: intentsListProcedure, get: intentsGetProcedure }),
   stale: router({ list: staleListProcedure }),
   runs: router({

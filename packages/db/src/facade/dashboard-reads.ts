@@ -4,6 +4,7 @@ import { getRun } from "../queries/get-run.ts";
 import { listIntents } from "../queries/list-intents.ts";
 import { listRuns } from "../queries/list-runs.ts";
 import { listStale } from "../queries/list-stale.ts";
+import { needsHumanSummary } from "../queries/needs-human-summary.ts";
 import { statsOverview } from "../queries/stats-overview.ts";
 import type { DashboardReads } from "./ports.ts";
 
@@ -19,5 +20,6 @@ export function dashboardReads(prisma: PrismaClient, tenant: string | undefined)
     listRuns: (input, options) => listRuns(prisma, input, { tenant, ...options }),
     getRun: (runId) => getRun(prisma, runId, { tenant }),
     listStale: (input) => listStale(prisma, input, { tenant }),
+    needsHumanSummary: () => needsHumanSummary(prisma, { tenant }),
   };
 }

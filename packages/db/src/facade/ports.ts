@@ -15,6 +15,7 @@ import type { RunDetail } from "../queries/get-run.ts";
 import type { IntentPage, listIntentsInput } from "../queries/list-intents.ts";
 import type { listRunsInput, RunPage } from "../queries/list-runs.ts";
 import type { listStaleInput, StaleList } from "../queries/list-stale.ts";
+import type { NeedsHumanSummary } from "../queries/needs-human-summary.ts";
 import type { StatsOverview, statsOverviewInput } from "../queries/stats-overview.ts";
 import type { ReadModelLoop, ReadModelLoopOptions } from "../rollups/read-model-loop.ts";
 import type { RunAbortAudit, RunAbortAuditResult } from "../run-abort-audit.ts";
@@ -103,6 +104,8 @@ export interface DashboardReads {
   getRun(runId: string): Promise<RunDetail | null>;
   /** Stale PENDING records, oldest deadline first (`listStale`). */
   listStale(input: z.input<typeof listStaleInput>): Promise<StaleList>;
+  /** The human queue's size and its oldest record (`needsHumanSummary`). */
+  needsHumanSummary(): Promise<NeedsHumanSummary>;
 }
 
 /** How far the database's schema is: migrations applied against those this code ships. */

@@ -45,6 +45,7 @@ export {
   type RunSummary,
 } from "./list-runs.ts";
 export { listStale, listStaleInput, type StaleIntent, type StaleList } from "./list-stale.ts";
+export { type NeedsHumanSummary, needsHumanSummary } from "./needs-human-summary.ts";
 export {
   CursorError,
   checkWindow,
