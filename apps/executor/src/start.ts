@@ -2,11 +2,13 @@
  * The README's main command (`npm start`): the executor service on the embedded default database,
  * with the example catalog (`tristate.config.ts`) and, unless you point the catalog at your own
  * services, the two example remotes it talks to (a payment service that honours `Idempotency-Key`
- * and a mail service that does not), run in this process on loopback.
+ * and a mail service that does not), run in this process on loopback. They never fail unless
+ * `TRISTATE_DEMO_FAULTS` turns their random faults on (`on`, or `<kind>=<rate>,…`; an invalid value
+ * stops the start with a message naming the setting).
  */
 import { resolve } from "node:path";
 import { REPO_ROOT } from "@tristate/db";
-import { startFakeRemote } from "./demo/remotes/index.ts";
+import { DEMO_FAULTS_ON, demoFaultsFromEnv, describeDemoFaults, startFakeRemote } from "./demo/remotes/index.ts";
 import { readEnv } from "./env.ts";
 import { runService } from "./run-service.ts";
 
@@ -16,15 +18,23 @@ async function start(): Promise<void> {
   source.TRISTATE_CONFIG ??= resolve(REPO_ROOT, "tristate.config.ts");
   const env = readEnv(source);
   if (!ownCatalog) {
+    const randomFaults = demoFaultsFromEnv(source);
     for (const [name, url] of [
       ["payments", env.TRISTATE_PAYMENTS_URL],
       ["mail", env.TRISTATE_MAIL_URL],
     ] as const) {
       const { hostname, port } = new URL(url);
       if (hostname !== "127.0.0.1" && hostname !== "localhost") continue; // a real service: not ours to start
-      await startFakeRemote({ port: Number(port), honorsKey: name === "payments" });
+      await startFakeRemote({ port: Number(port), honorsKey: name === "payments", randomFaults });
       process.stdout.write(`example ${name} service at ${url}\n`);
     }
+    process.stdout.write(
+      `example services' faults (TRISTATE_DEMO_FAULTS): ${describeDemoFaults(randomFaults.rates)}${
+        Object.keys(randomFaults.rates).length
+          ? ""
+          : ` — to see UNKNOWN outcomes and their reconciliation, start with TRISTATE_DEMO_FAULTS=on (${DEMO_FAULTS_ON})`
+      }\n`,
+    );
   }
   await runService(env);
 }

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -26,6 +26,7 @@ it("the README's main command starts the service on the embedded default with th
   };
   delete env.DATABASE_URL;
   delete env.TRISTATE_CONFIG;
+  delete env.TRISTATE_DEMO_FAULTS;
   const child = spawn(process.execPath, ["--import", "tsx", "src/start.ts"], {
     cwd: join(import.meta.dirname, ".."),
     env,
@@ -62,10 +63,41 @@ it("the README's main command starts the service on the embedded default with th
     expect(res.status).toBe(200);
     expect(body.result.data.status).toBe("SUCCEEDED");
     expect(body.result.data.idempotency_key).toBe("a6c763d983f2bfeb6708a2a2494a12de"); // the source design's example key
+    // The example services never fail by default, and the start says how to make them.
+    expect(out).toContain("example services' faults (TRISTATE_DEMO_FAULTS): off — to see UNKNOWN outcomes");
+    expect(out).toContain("start with TRISTATE_DEMO_FAULTS=on");
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
   } finally {
     if (child.exitCode === null) child.kill("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 90_000);
+
+it("an invalid TRISTATE_DEMO_FAULTS stops the start with a message naming the setting and the rule", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "tristate-start-faults-"));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_OPTIONS: "",
+    TRISTATE_DATA_DIR: dataDir,
+    PORT: "0",
+    TRISTATE_PAYMENTS_URL: `http://127.0.0.1:${await freePort()}`,
+    TRISTATE_MAIL_URL: `http://127.0.0.1:${await freePort()}`,
+    TRISTATE_DEMO_FAULTS: "timeout-after-commit=0.7,lag=0.4",
+  };
+  delete env.DATABASE_URL;
+  delete env.TRISTATE_CONFIG;
+  try {
+    const res = spawnSync(process.execPath, ["--import", "tsx", "src/start.ts"], {
+      cwd: join(import.meta.dirname, ".."),
+      env,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(res.status, res.stdout + res.stderr).toBe(1);
+    expect(res.stderr).toContain("TRISTATE_DEMO_FAULTS: the rates add up to 1.1; at most 1 is allowed");
+    expect(res.stdout).not.toContain("Tristate executor at");
+  } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
 }, 90_000);

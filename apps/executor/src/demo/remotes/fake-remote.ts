@@ -1,4 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  DEMO_LAG_MS,
+  type DemoFaultKind,
+  type DemoFaultSettings,
+  DemoFaultsError,
+  demoFaultPicker,
+  parseDemoFaults,
+} from "./demo-faults.ts";
 import { listenLoopback } from "./loopback-server.ts";
 
 /**
@@ -7,7 +15,9 @@ import { listenLoopback } from "./loopback-server.ts";
  * the IETF idempotency-key draft (replay a key's response; 409 while the key's first request is in
  * flight; 422 when a key is reused with another body), and offers probes:
  * `GET /effects?clientRef=<key>` (key probe) and `GET /effects/search?<field>=<value>&since=<epoch ms>`
- * (identity probe). Faults are queued per POST and consumed in order.
+ * (identity probe). Faults are queued per POST and consumed in order; with `randomFaults` (the
+ * `TRISTATE_DEMO_FAULTS` switch), a POST with no queued fault draws one at the switch's rates, and
+ * `POST /__faults` with a switch value as its body (e.g. `on`, `off`, `lag=0.2`) changes the rates.
  */
 export interface FakeRemoteOptions {
   /** The remote dedupes by `Idempotency-Key`. @default true */
@@ -20,6 +30,8 @@ export interface FakeRemoteOptions {
   idFormat?: (n: number) => string;
   /** TCP port on 127.0.0.1. @default 0 (any free port) */
   port?: number;
+  /** Random faults when no fault is queued (`TRISTATE_DEMO_FAULTS` / `_SEED`). @default none */
+  randomFaults?: DemoFaultSettings;
 }
 
 /** What the remote does with one POST. */
@@ -103,6 +115,8 @@ export interface FakeRemote {
   fault(...faults: Fault[]): void;
   /** Answer probes with HTTP 503 while true. */
   probesFail: boolean;
+  /** Random faults injected so far, by kind (`randomFaults`). */
+  readonly injected: Partial<Record<DemoFaultKind, number>>;
   /** Stops the server and destroys open sockets. */
   close(): Promise<void>;
 }
@@ -119,6 +133,13 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
     { body: string; inFlight: boolean; response?: { status: number; body: unknown }; atEpochMs: number }
   >();
   let seq = 0;
+  let pick = demoFaultPicker(options.randomFaults?.rates ?? {}, options.randomFaults?.seed ?? null);
+  const drawFault = (): Fault | undefined => {
+    const kind = pick();
+    if (!kind) return undefined;
+    remote.injected[kind] = (remote.injected[kind] ?? 0) + 1;
+    return faultOf(kind);
+  };
 
   const remote: Omit<FakeRemote, "url" | "close"> = {
     effects: [],
@@ -129,6 +150,7 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
     deadlinesSeen: [],
     requests: [],
     probesFail: false,
+    injected: {},
     fault: (...faults) => queue.push(...faults),
   };
 
@@ -162,7 +184,7 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
       }
       keys.set(key, { body: raw, inFlight: true, atEpochMs: now() });
     }
-    const fault = queue.shift() ?? {};
+    const fault = queue.shift() ?? drawFault() ?? {};
     const commit = fault.commit ?? true;
     let effect: FakeEffect | undefined;
     if (fault.commitDelayMs) await sleep(fault.commitDelayMs);
@@ -256,7 +278,16 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
         remotePort: req.socket.remotePort,
         key: (req.headers["idempotency-key"] as string | undefined) ?? null,
       });
-      if (req.method === "POST" && url.pathname === "/effects") {
+      if (req.method === "POST" && url.pathname === "/__faults") {
+        try {
+          const rates = parseDemoFaults(Buffer.concat(chunks).toString("utf8"));
+          pick = demoFaultPicker(rates, options.randomFaults?.seed ?? null);
+          send(res, 200, { faults: rates });
+        } catch (error) {
+          if (!(error instanceof DemoFaultsError)) throw error;
+          send(res, 400, { error: error.message });
+        }
+      } else if (req.method === "POST" && url.pathname === "/effects") {
         void handlePost(req, res, Buffer.concat(chunks).toString("utf8"));
       } else if (req.method === "GET") {
         handleGet(url, res);
@@ -277,6 +308,22 @@ function storedAnswer(fault: Fault, effect: FakeEffect): { status: number; body:
 
 function view(e: FakeEffect): Record<string, unknown> {
   return { id: e.id, clientRef: e.clientRef, state: e.state, ...e.body, ...e.fields };
+}
+
+/** What the remote does for one kind of the fault switch (`TRISTATE_DEMO_FAULTS`). */
+function faultOf(kind: DemoFaultKind): Fault {
+  switch (kind) {
+    case "timeout-after-commit":
+      return { answer: "hang" };
+    case "reset-before-commit":
+      return { commit: false, answer: "reset" };
+    case "reset-after-commit":
+      return { answer: "reset" };
+    case "504-after-commit":
+      return { answer: 504 };
+    case "lag":
+      return { visibleAfterMs: DEMO_LAG_MS, answer: 504 };
+  }
 }
 
 function sleep(ms: number): Promise<void> {

@@ -17,6 +17,18 @@
  */
 
 export {
+  DEMO_FAULT_KINDS,
+  DEMO_FAULTS_ON,
+  DEMO_LAG_MS,
+  type DemoFaultKind,
+  type DemoFaultRates,
+  type DemoFaultSettings,
+  DemoFaultsError,
+  demoFaultsFromEnv,
+  describeDemoFaults,
+  parseDemoFaults,
+} from "./demo-faults.ts";
+export {
   type FakeEffect,
   type FakeRemote,
   type FakeRemoteOptions,
