@@ -105,10 +105,23 @@ function jsonOf(value: unknown): JsonValue {
 export type MatchVerdict =
   /** This record's: settle it as found. */
   | { kind: "ours" }
-  /** Another record's (it carries another key, or another record holds its remote id): not evidence for this one. */
-  | { kind: "other"; why: string }
-  /** It could be this record's or another's: a person decides. */
-  | { kind: "ambiguous"; why: string };
+  /**
+   * Another record's (it carries another key, or another record holds its remote id): not evidence
+   * for this one. `owners`: the records known to hold it (none when only its key tells).
+   */
+  | { kind: "other"; why: string; owners: MatchOwner[] }
+  /** It could be this record's or another's (`owners`, which may own it): a person decides. */
+  | { kind: "ambiguous"; why: string; owners: MatchOwner[] };
+
+/**
+ * A record an identity match may belong to, as the probe's timeline event names it (`owners`), so a
+ * reader can go to its run (the dashboard links it).
+ */
+type MatchOwner = { key: string; runId: string; stepId: string };
+
+const ownerOf = (r: IntentRecord): MatchOwner => ({ key: r.key, runId: r.runId, stepId: r.stepId });
+/** "s2 (run r-1)": a record's step and run, as a reason names them. */
+const stepInRun = (r: IntentRecord): string => `${r.stepId} (run ${r.runId})`;
 
 function refOf(tool: AnyTool, found: unknown): EffectRef | null {
   if (!tool.effectRef) return null;
@@ -139,7 +152,7 @@ export async function judgeIdentityMatch(
   if (ref?.key) {
     return ref.key === wireKey(record) || ref.key === record.key
       ? { kind: "ours" }
-      : { kind: "other", why: "the effect found by identity carries another idempotency key" };
+      : { kind: "other", why: "the effect found by identity carries another idempotency key", owners: [] };
   }
   // Effects another record may own: same tool and identity, not known to have failed, recent enough
   // that its effect could have been made after this record's intent.
@@ -153,17 +166,26 @@ export async function judgeIdentityMatch(
       (s) => s.status === "SUCCEEDED" && refOf(tool, s.result)?.remoteId === ref.remoteId,
     );
     if (holders.length > 0) {
-      return { kind: "other", why: `the effect found by identity is already held by step ${holders[0]!.stepId}` };
+      return {
+        kind: "other",
+        why: `the effect found by identity is already held by step ${stepInRun(holders[0]!)}`,
+        owners: holders.map(ownerOf),
+      };
     }
     const unsure = siblings.filter((s) => s.status !== "SUCCEEDED" || !refOf(tool, s.result)?.remoteId);
     if (unsure.length === 0) return { kind: "ours" };
   }
   if (keyProbeAbsent) {
-    return { kind: "other", why: "the key probe found nothing for this record's key; the match is another step's" };
+    return {
+      kind: "other",
+      why: "the key probe found nothing for this record's key; the match is another step's",
+      owners: siblings.map(ownerOf),
+    };
   }
-  const steps = siblings.map((s) => s.stepId).join(", ");
+  const steps = siblings.map(stepInRun).join(", ");
   return {
     kind: "ambiguous",
     why: `an effect matching this identity was found, but step(s) ${steps} of the same tool and identity may own it`,
+    owners: siblings.map(ownerOf),
   };
 }

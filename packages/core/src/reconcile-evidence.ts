@@ -192,7 +192,10 @@ async function probeRound(
       if (kind === "key") return settling();
       const verdict = await judgeIdentityMatch(rt, tool, record, answer.found, keyAbsent);
       if (verdict.kind === "ours") return settling();
-      pass.events.push(event(rt, record.key, "probe", { probe: kind, round, match: verdict.kind, why: verdict.why }));
+      const owners = verdict.owners.map((o) => ({ ...o }));
+      pass.events.push(
+        event(rt, record.key, "probe", { probe: kind, round, match: verdict.kind, why: verdict.why, owners }),
+      );
       // Another record's effect is no evidence of this one's absence either: an identity probe
       // answers with one match, which may hide this record's own. Only a valid key probe's
       // "absent" in the same round lets the match count as absent (rule 5g).

@@ -4,6 +4,7 @@ import { getRun } from "../queries/get-run.ts";
 import { listIntents } from "../queries/list-intents.ts";
 import { listRuns } from "../queries/list-runs.ts";
 import { listStale } from "../queries/list-stale.ts";
+import { searchByIdentity } from "../queries/search-identity.ts";
 import { needsHumanSummary } from "../queries/needs-human-summary.ts";
 import { statsOverview } from "../queries/stats-overview.ts";
 import type { DashboardReads } from "./ports.ts";
@@ -16,6 +17,7 @@ export function dashboardReads(prisma: PrismaClient, tenant: string | undefined)
   return {
     statsOverview: (input) => statsOverview(prisma, input, { tenant }),
     listIntents: (input) => listIntents(prisma, input, { tenant }),
+    searchByIdentity: (input) => searchByIdentity(prisma, input, { tenant }),
     getIntent: (key) => getIntent(prisma, key, { tenant }),
     listRuns: (input, options) => listRuns(prisma, input, { tenant, ...options }),
     getRun: (runId) => getRun(prisma, runId, { tenant }),

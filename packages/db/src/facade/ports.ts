@@ -15,6 +15,7 @@ import type { RunDetail } from "../queries/get-run.ts";
 import type { IntentPage, listIntentsInput } from "../queries/list-intents.ts";
 import type { listRunsInput, RunPage } from "../queries/list-runs.ts";
 import type { listStaleInput, StaleList } from "../queries/list-stale.ts";
+import type { IdentityPage, searchByIdentityInput } from "../queries/search-identity.ts";
 import type { NeedsHumanSummary } from "../queries/needs-human-summary.ts";
 import type { StatsOverview, statsOverviewInput } from "../queries/stats-overview.ts";
 import type { ReadModelLoop, ReadModelLoopOptions } from "../rollups/read-model-loop.ts";
@@ -96,6 +97,8 @@ export interface DashboardReads {
   statsOverview(input: z.input<typeof statsOverviewInput>): Promise<StatsOverview>;
   /** A keyset page of records, newest first (`listIntents`). */
   listIntents(input?: z.input<typeof listIntentsInput>): Promise<IntentPage>;
+  /** A keyset page of live and archived records whose identity holds a value (`searchByIdentity`). */
+  searchByIdentity(input: z.input<typeof searchByIdentityInput>): Promise<IdentityPage>;
   /** One record with its timeline, or null (`getIntent`). */
   getIntent(key: string): Promise<IntentDetail | null>;
   /** A page of runs (`listRuns`); `nowEpochMs` is "now" for the default window. */

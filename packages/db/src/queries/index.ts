@@ -45,6 +45,15 @@ export {
   type RunSummary,
 } from "./list-runs.ts";
 export { listStale, listStaleInput, type StaleIntent, type StaleList } from "./list-stale.ts";
+export {
+  DEFAULT_IDENTITY_LIMIT,
+  type IdentityMatch,
+  type IdentityPage,
+  identitySearchForms,
+  MAX_IDENTITY_LIMIT,
+  searchByIdentity,
+  searchByIdentityInput,
+} from "./search-identity.ts";
 export { type NeedsHumanSummary, needsHumanSummary } from "./needs-human-summary.ts";
 export {
   CursorError,

@@ -10,7 +10,8 @@ import {
   type TenantScope,
   toIntentSummary,
 } from "./intent-view.ts";
-import { checkWindow, epochMsSchema, filterTextSchema, parseQueryInput, QueryInputError } from "./query-input.ts";
+import { decodeCursor, encodeCursor } from "./list-cursor.ts";
+import { checkWindow, epochMsSchema, filterTextSchema, parseQueryInput } from "./query-input.ts";
 import { toolsMatching } from "./tool-match.ts";
 
 /** Page size of {@link listIntents} when none is given. */
@@ -63,29 +64,6 @@ export interface IntentPage {
   items: IntentSummary[];
   /** Cursor of the next page, or null on the last page. */
   nextCursor: string | null;
-}
-
-/** The cursor: the last item's (created_at epoch ms, key), base64url JSON. */
-function encodeCursor(item: IntentSummary): string {
-  return Buffer.from(JSON.stringify([item.createdAtEpochMs, item.key]), "utf8").toString("base64url");
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; key: string } {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (
-      Array.isArray(value) &&
-      value.length === 2 &&
-      Number.isInteger(value[0]) &&
-      value[0] >= 0 &&
-      typeof value[1] === "string"
-    ) {
-      return { createdAt: new Date(value[0] as number), key: value[1] };
-    }
-  } catch {
-    // fall through
-  }
-  throw new QueryInputError("cursor", "is not a cursor returned by this list");
 }
 
 /**

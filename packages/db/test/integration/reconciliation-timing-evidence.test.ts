@@ -315,6 +315,12 @@ describe("issue 9 §2 and §5: refusals and other steps' effects are no proof (r
       expect(await mustGet(store, env2.idempotency_key)).toMatchObject({ status: "UNKNOWN", needsHuman: true });
       const verdicts = probeEvents(await store.listEvents(env2.idempotency_key)).filter((e) => e.data.match);
       expect(verdicts.map((e) => e.data.match)).toContain("ambiguous");
+      // The reason names the other step's run, and the event carries it as a field (the dashboard links it; issue 22 §4).
+      const ambiguous = verdicts.find((e) => e.data.match === "ambiguous")!;
+      const runId = (await mustGet(store, env1.idempotency_key)).runId;
+      expect(ambiguous.data.why).toContain(`step-1 (run ${runId})`);
+      expect(ambiguous.data.owners).toEqual([{ key: env1.idempotency_key, runId, stepId: "step-1" }]);
+      expect(env2.error?.message).toContain(`(run ${runId})`);
     });
 
     it("unsafe refund, identity probe + effectRef key + settleMs, no key probe: step 1's refund is another step's, which proves nothing of step 2's own (the probe answers one match) → the human queue, never a second send", async () => {
