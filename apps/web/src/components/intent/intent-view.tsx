@@ -7,14 +7,16 @@ import { useCanOperate } from "~/components/session-context";
 import { ErrorState, Loading, NoResults } from "~/components/states";
 import { StatusBadge } from "~/components/status-badge";
 import { TenantLink, useTenantFilter } from "~/components/tenant-filter";
-import { Time, useDisplayZone } from "~/components/time-zone-toggle";
-import { formatDuration, formatJson, formatTime, splitEpochFields } from "~/lib/format";
+import { Time } from "~/components/time-zone-toggle";
+import { formatDuration, formatJson } from "~/lib/format";
 import { runPath } from "~/lib/search";
 import { resolutionLabel } from "~/lib/status";
+import { matchOwners } from "~/lib/timeline";
 import { buildTraceUrl } from "~/lib/trace-url";
 import { httpStatusOf, useTRPC } from "~/trpc/react";
 import type { TimelineEvent } from "~/trpc/types";
 import { RecordActions } from "./record-actions";
+import { MatchOwnerLinks, Timeline } from "./timeline";
 
 function CopyButton({ text }: { text: string }) {
   const [copied, setCopied] = useState<"idle" | "done" | "failed">("idle");
@@ -38,42 +40,10 @@ function CopyButton({ text }: { text: string }) {
   );
 }
 
-/** JSON with each `…EpochMs` number shown as a time with its zone (the raw value in its title). */
-function JsonWithTimes({ value }: { value: unknown }) {
-  const zone = useDisplayZone();
-  return (
-    <pre>
-      {splitEpochFields(value).map((part, i) =>
-        typeof part === "string" ? (
-          part
-        ) : (
-          // biome-ignore lint/suspicious/noArrayIndexKey: the parts are positional and never reorder
-          <time key={i} dateTime={new Date(part.epochMs).toISOString()} title={String(part.epochMs)}>
-            {formatTime(part.epochMs, zone)}
-          </time>
-        ),
-      )}
-    </pre>
-  );
-}
-
-function EventItem({ event }: { event: TimelineEvent }) {
-  const data = event.data as Record<string, unknown>;
-  const who = typeof data.actorName === "string" ? data.actorName : typeof data.actor === "string" ? data.actor : null;
-  const why = typeof data.note === "string" ? data.note : null;
-  return (
-    <li data-testid="event" data-type={event.type}>
-      <span className="etype">{event.type.replaceAll("_", " ")}</span>{" "}
-      <Time className="small muted" epochMs={event.atEpochMs} />
-      {who ? (
-        <div>
-          by <strong>{who}</strong>
-          {why ? <> — “{why}”</> : null}
-        </div>
-      ) : null}
-      {Object.keys(data).length ? <JsonWithTimes value={data} /> : null}
-    </li>
-  );
+/** The records the latest ambiguous identity match of a timeline may belong to (its probe event's `owners`). */
+function ambiguousOwners(events: TimelineEvent[]) {
+  const last = events.findLast((e) => e.type === "probe" && e.data.match === "ambiguous");
+  return last ? matchOwners(last.data) : [];
 }
 
 /** When a record waiting for a person is looked at again by the sweeper: a time, or "not automatically". */
@@ -174,8 +144,11 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
           {record.error ? (
             <>
               <dt>Error</dt>
-              <dd>
+              <dd data-testid="record-error">
                 {record.error.code}: {record.error.message}
+                {record.error.code === "AMBIGUOUS_IDENTITY_MATCH" ? (
+                  <MatchOwnerLinks owners={ambiguousOwners(events)} />
+                ) : null}
               </dd>
             </>
           ) : null}
@@ -244,15 +217,7 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
         </section>
       ) : null}
       <h2 id="timeline-heading">Timeline</h2>
-      {events.length ? (
-        <ol className="timeline" aria-label="Timeline">
-          {events.map((event) => (
-            <EventItem key={event.id} event={event} />
-          ))}
-        </ol>
-      ) : (
-        <p className="muted">No events recorded.</p>
-      )}
+      <Timeline events={events} />
     </>
   );
 }
