@@ -4,8 +4,8 @@ import { getRun } from "../queries/get-run.ts";
 import { listIntents } from "../queries/list-intents.ts";
 import { listRuns } from "../queries/list-runs.ts";
 import { listStale } from "../queries/list-stale.ts";
-import { searchByIdentity } from "../queries/search-identity.ts";
 import { needsHumanSummary } from "../queries/needs-human-summary.ts";
+import { searchByIdentity } from "../queries/search-identity.ts";
 import { statsOverview } from "../queries/stats-overview.ts";
 import type { DashboardReads } from "./ports.ts";
 

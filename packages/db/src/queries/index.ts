@@ -45,15 +45,6 @@ export {
   type RunSummary,
 } from "./list-runs.ts";
 export { listStale, listStaleInput, type StaleIntent, type StaleList } from "./list-stale.ts";
-export {
-  DEFAULT_IDENTITY_LIMIT,
-  type IdentityMatch,
-  type IdentityPage,
-  identitySearchForms,
-  MAX_IDENTITY_LIMIT,
-  searchByIdentity,
-  searchByIdentityInput,
-} from "./search-identity.ts";
 export { type NeedsHumanSummary, needsHumanSummary } from "./needs-human-summary.ts";
 export {
   CursorError,
@@ -67,6 +58,15 @@ export {
   type WindowInput,
 } from "./query-input.ts";
 export type { RunAbortView } from "./run-abort-view.ts";
+export {
+  DEFAULT_IDENTITY_LIMIT,
+  type IdentityMatch,
+  type IdentityPage,
+  identitySearchForms,
+  MAX_IDENTITY_LIMIT,
+  searchByIdentity,
+  searchByIdentityInput,
+} from "./search-identity.ts";
 export {
   DEFAULT_SPARKLINE_BUCKETS,
   type LatencyStats,
