@@ -282,7 +282,7 @@ describe("invalid catalogs fail with the tool and the field named", () => {
   it("an unsafe tool resent on absence must declare its settle window (rule 5b)", async () => {
     await fails(
       { httpTools: [refundDecl(url, { kind: "unsafe", resendWhenAbsent: true })] },
-      'catalog: tool "issue_refund": resendWhenAbsent: needs settleMs on an unsafe tool (absence proves nothing while the original may still land; rule 5 in the README)',
+      'catalog: tool "issue_refund": resendWhenAbsent: needs settleMs on an unsafe tool (absence proves nothing while the original may still land; rule 5b, docs/rules.md)',
     );
     await fails(
       { httpTools: [refundDecl(url, { kind: "unsafe", settleMs: -1 })] },

@@ -120,7 +120,7 @@ export function classifyInvokeFailure(attempt: InvokeFailureEvidence, options: C
     return {
       outcome: "FAILED_NO_EFFECT",
       code: "TOOL_ERROR_NOT_SENT",
-      message: `the tool's code threw ${describe(error)} before starting any request; nothing was sent (rule 11 in the README)`,
+      message: `the tool's code threw ${describe(error)} before starting any request; nothing was sent (rule 11, docs/rules.md)`,
     };
   }
   const c = classifyError(error, options);
@@ -138,7 +138,7 @@ export function classifyInvokeFailure(attempt: InvokeFailureEvidence, options: C
   const unknown: Classification = {
     outcome: "UNKNOWN",
     code: "AMBIGUOUS",
-    message: `${c.message}; but an earlier request of the same invoke was written and may have taken effect (rule 11 in the README)`,
+    message: `${c.message}; but an earlier request of the same invoke was written and may have taken effect (rule 11, docs/rules.md)`,
   };
   if (c.httpStatus !== undefined) unknown.httpStatus = c.httpStatus;
   return unknown;

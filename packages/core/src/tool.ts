@@ -245,7 +245,7 @@ export function defineTool<A = Record<string, unknown>, R = unknown>(spec: ToolS
     fail(
       name,
       "resendWhenAbsent",
-      "needs settleMs on an unsafe tool (absence proves nothing while the original may still land; rule 5 in the README)",
+      "needs settleMs on an unsafe tool (absence proves nothing while the original may still land; rule 5b, docs/rules.md)",
     );
   }
   if (typeof spec.invoke !== "function") fail(name, "invoke", "must be a function");
