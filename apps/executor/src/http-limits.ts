@@ -1,8 +1,10 @@
 import type { ServerResponse } from "node:http";
+import { currentRequestId } from "./request-id.ts";
 
 /**
- * Writes an error the way tRPC answers one (`{"error":{"message","code","data":{"code","httpStatus"}}}`),
- * for refusals made before a request reaches tRPC. `@trpc/client` reads it for every call of a batch.
+ * Writes an error the way tRPC answers one (`{"error":{"message","code","data":{"code","httpStatus"}}}`,
+ * with `data.requestId` inside a request), for refusals made before a request reaches tRPC.
+ * `@trpc/client` reads it for every call of a batch.
  */
 export function writeTrpcError(
   res: ServerResponse,
@@ -11,7 +13,9 @@ export function writeTrpcError(
   message: string,
   extra: Record<string, unknown> = {},
 ): void {
-  const body = JSON.stringify({ error: { message, code: -32600, data: { code, httpStatus, ...extra } } });
+  const requestId = currentRequestId();
+  const data = { code, httpStatus, ...extra, ...(requestId !== undefined ? { requestId } : {}) };
+  const body = JSON.stringify({ error: { message, code: -32600, data } });
   res.statusCode = httpStatus;
   res.setHeader("content-type", "application/json");
   res.end(body);

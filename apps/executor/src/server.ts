@@ -2,8 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerOptions, ty
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { markArrival, NotInTimeError, within } from "./arrival.ts";
 import { batchCallCount, capResponseSize, writeTrpcError } from "./http-limits.ts";
+import type { Logger } from "./logger.ts";
 import { createMcpHttpHandler } from "./mcp/http.ts";
 import { BodyRefusal, prepareTrpcBody } from "./request-body.ts";
+import { withRequestId } from "./request-id.ts";
 import { createAuthThrottle } from "./trpc/auth-throttle.ts";
 import { createContext, type Services } from "./trpc/context.ts";
 import { appRouter } from "./trpc/router.ts";
@@ -11,7 +13,8 @@ import { appRouter } from "./trpc/router.ts";
 /**
  * The HTTP server: `/trpc/*` (the API), `/mcp` (the MCP gateway, Streamable HTTP; mcp/http.ts),
  * `/healthz` (liveness), `/readyz` (database reachable, migrations applied; 503 when the check does
- * not answer within {@link READY_CHECK_MS}).
+ * not answer within {@link READY_CHECK_MS}). Every answer carries `X-Request-Id` (request-id.ts) and
+ * is logged as one `request` line with that id (health checks at debug level).
  */
 export interface HttpServer {
   server: Server;
@@ -60,6 +63,12 @@ export function createHttpServer(
   const server = createServer(limits, (req: IncomingMessage, res: ServerResponse) => {
     // Budgets count from here (arrival.ts): time spent before a procedure runs is part of them.
     markArrival(req, services.now());
+    withRequestId(req, res, (id) => {
+      logAnswer(req, res, id, () => services.logger);
+      route(req, res);
+    });
+  });
+  const route = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? "/";
     const path = url.split("?")[0] ?? "/";
     if (path === "/healthz") return json(res, 200, { ok: true });
@@ -134,7 +143,7 @@ export function createHttpServer(
         res.destroy();
       },
     );
-  });
+  };
   server.maxConnections = env.TRISTATE_MAX_CONNECTIONS;
   const perAddress = new Map<string, number>();
   let refusedPerAddress = 0;
@@ -174,6 +183,30 @@ export function createHttpServer(
     dropped = 0;
   });
   return { server, inFlight: () => inFlight };
+}
+
+/** Paths whose `request` line is logged at debug level (load balancers poll them). */
+const HEALTH_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
+
+/**
+ * Logs one line when the answer is done: `request` with `request_id`, `method`, `path` (no query: a
+ * GET's input stays out of the log), `status`, `duration_ms`, and `aborted` when the client left first.
+ */
+function logAnswer(req: IncomingMessage, res: ServerResponse, id: string, logger: () => Logger): void {
+  const started = performance.now();
+  const path = (req.url ?? "/").split("?")[0] ?? "/";
+  res.once("close", () => {
+    const line = {
+      request_id: id,
+      method: req.method,
+      path,
+      status: res.statusCode,
+      duration_ms: Math.round(performance.now() - started),
+      ...(res.writableFinished ? {} : { aborted: true }),
+    };
+    if (HEALTH_PATHS.has(path)) logger().debug(line, "request");
+    else logger().info(line, "request");
+  });
 }
 
 /** How long `/readyz` waits for the database check before answering 503, ms (so it answers within 1 s). */

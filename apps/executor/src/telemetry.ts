@@ -18,6 +18,7 @@ import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import type { Env } from "./env.ts";
 import type { Logger } from "./logger.ts";
+import { RequestIdSpanProcessor } from "./request-id.ts";
 
 /** Tracing as started by {@link startTelemetry}. */
 export interface Telemetry {
@@ -68,7 +69,8 @@ export function startTelemetry(env: Env, logger?: Logger): Telemetry {
       [ATTR_SERVICE_VERSION]: "0.1.0",
     }),
     serviceName: env.OTEL_SERVICE_NAME,
-    spanProcessors: [processor],
+    // The request id goes on every span a request starts (request-id.ts), before export.
+    spanProcessors: [new RequestIdSpanProcessor(), processor],
     // W3C trace context (`traceparent`/`tracestate`) and baggage, whatever OTEL_PROPAGATORS says.
     textMapPropagator: new core.CompositePropagator({
       propagators: [new core.W3CTraceContextPropagator(), new core.W3CBaggagePropagator()],

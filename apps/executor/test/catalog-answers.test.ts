@@ -193,7 +193,10 @@ describe("invalid answers rules fail with the tool, field and rule named", () =>
       [{ status: 207, means: "ok" }],
       'answers.0.means: Invalid option: expected one of "done"|"no_effect"|"partial"',
     );
-    await fails([{ status: 207, when: "x", means: "partial" }], "answers.0.when: unknown field");
+    await fails(
+      [{ status: 207, when: "x", means: "partial" }],
+      "answers.0.when: unknown field; allowed fields: status, path, equals, every, some, means",
+    );
   });
 
   it("paths and item tests", async () => {

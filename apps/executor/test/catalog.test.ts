@@ -299,7 +299,10 @@ describe("invalid catalogs fail with the tool and the field named", () => {
     );
     await fails(
       { httpTools: [refundDecl(url, { timeout: 5 })] },
-      'catalog: tool "issue_refund": timeout: unknown field',
+      'catalog: tool "issue_refund": timeout: unknown field; allowed fields: name, description, kind, method, url, ' +
+        "args, identity, idempotencyHeader, body, clientRefField, headers, timeoutMs, keyRetentionMs, keyProbe, " +
+        "identityProbe, compensation, irreversible, settleMs, resendWhenAbsent, loggableFields, secretFields, " +
+        "noEffectStatuses, answers, describe",
     );
     await fails(
       { httpTools: [refundDecl(url, { kind: "risky" })] },
@@ -334,7 +337,7 @@ describe("invalid catalogs fail with the tool and the field named", () => {
     );
     await fails(
       { httpTools: [refundDecl(url, probe({ field: "status", done: ["ok"], canceled: ["x"] }))] },
-      'catalog: tool "issue_refund": keyProbe.state.canceled: unknown field',
+      'catalog: tool "issue_refund": keyProbe.state.canceled: unknown field; allowed fields: field, done, failed, pending',
     );
   });
 

@@ -8,7 +8,13 @@ import { readEnv } from "../src/env.ts";
 import { startTelemetry, tracesEndpoint } from "../src/telemetry.ts";
 import { startStack, type TestStack } from "./support.ts";
 
-type AnyValue = { stringValue?: string; intValue?: number | string; boolValue?: boolean; doubleValue?: number };
+type AnyValue = {
+  stringValue?: string;
+  intValue?: number | string;
+  boolValue?: boolean;
+  doubleValue?: number;
+  arrayValue?: { values?: AnyValue[] };
+};
 interface OtlpSpan {
   traceId: string;
   spanId: string;
@@ -22,12 +28,15 @@ interface Received {
   spanId: string;
   parentSpanId: string;
   name: string;
-  attrs: Record<string, string | number | boolean | undefined>;
-  resource: Record<string, string | number | boolean | undefined>;
+  attrs: Record<string, Decoded>;
+  resource: Record<string, Decoded>;
 }
 
-const decode = (v: AnyValue) =>
-  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.boolValue ?? v.doubleValue;
+type Decoded = string | number | boolean | undefined | Decoded[];
+const decode = (v: AnyValue): Decoded =>
+  v.arrayValue
+    ? (v.arrayValue.values ?? []).map(decode)
+    : (v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.boolValue ?? v.doubleValue);
 const attrsOf = (list: { key: string; value: AnyValue }[] = []) =>
   Object.fromEntries(list.map((a) => [a.key, decode(a.value)]));
 
@@ -218,6 +227,36 @@ describe("OpenTelemetry spans over OTLP/HTTP", () => {
     const call = (await spansOfTrace(record!.traceId!, 2)).find((s) => s.name.startsWith("execute_tool"));
     expect(call).toMatchObject({ name: "execute_tool issue_refund", parentSpanId: "" });
     expect(call!.attrs["tristate.idempotency_key"]).toBe(key);
+  });
+});
+
+describe("the request id on spans", () => {
+  it("every span a request starts carries its X-Request-Id (http.request.header.x-request-id)", async () => {
+    const trace = "5cf92f3577b34da6a3ce929d0e0e4737";
+    const res = await stack.post(
+      "calls.execute",
+      { runId: "run-otel", stepId: "step-rid", tool: "issue_refund", args: { ...ARGS, order_id: "ZX-3" } },
+      undefined,
+      { traceparent: `00-${trace}-${AGENT_SPAN}-01`, "x-request-id": "agent-turn-17/call-2" },
+    );
+    expect(res.headers.get("x-request-id")).toBe("agent-turn-17/call-2");
+    await stack.service.telemetry.flush();
+    const spans = await spansOfTrace(trace, 2);
+    expect(spans.map((s) => s.name).sort()).toEqual(["execute_tool issue_refund", "invoke issue_refund"]);
+    for (const span of spans) expect(span.attrs["http.request.header.x-request-id"]).toEqual(["agent-turn-17/call-2"]);
+    // Another request's spans carry its own (generated) id.
+    const other = await stack.post("calls.execute", {
+      runId: "run-otel",
+      stepId: "step-rid-2",
+      tool: "issue_refund",
+      args: { ...ARGS, order_id: "ZX-4" },
+    });
+    const generated = other.headers.get("x-request-id");
+    expect(generated).toMatch(/^[0-9a-f-]{36}$/);
+    await stack.service.telemetry.flush();
+    const record = await stack.service.services.store.get(other.json.result.data.idempotency_key);
+    const call = (await spansOfTrace(record!.traceId!, 2)).find((s) => s.name.startsWith("execute_tool"));
+    expect(call!.attrs["http.request.header.x-request-id"]).toEqual([generated]);
   });
 });
 

@@ -29,6 +29,7 @@ import { resolveDeadline } from "../api/calls/execute.ts";
 import { isAppError } from "../app-error.ts";
 import { type Arrival, NotInTimeError, within } from "../arrival.ts";
 import type { Logger } from "../logger.ts";
+import { useUnknownKeysMessages } from "../unknown-keys.ts";
 import { type DefaultScope, defaultScopeRun } from "./default-scope.ts";
 import { ENVELOPE_OUTPUT_SCHEMA, envelopeResult } from "./envelope-result.ts";
 import { invalidParams } from "./protocol-error.ts";
@@ -120,6 +121,8 @@ const LOOSE_CALL_TOOL_REQUEST = z
  */
 export function createGatewayServer(options: GatewayOptions): Server {
   const { executor, logger } = options;
+  // A tool call's arguments with an unknown key: the envelope lists the allowed keys (unknown-keys.ts).
+  useUnknownKeysMessages();
   const server = new Server(GATEWAY_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...executor.tools.values()].map(mcpToolOf) }));
   // Registered with a loose schema: the SDK's protocol layer would turn a malformed `tools/call`

@@ -4,24 +4,44 @@ import { type ApiKeyRole, isTransientDatabaseError } from "@tristate/db";
 import { initTRPC } from "@trpc/server";
 import { AppError, appErrorOf, isAppError, toTRPCError } from "../app-error.ts";
 import { type CallInexactNumber, inexactNumberRule } from "../request-body.ts";
+import { currentRequestId } from "../request-id.ts";
+import { useUnknownKeysMessages } from "../unknown-keys.ts";
 import type { Context } from "./context.ts";
+
+// An unknown input key is answered with the keys the input allows (unknown-keys.ts).
+useUnknownKeysMessages();
+
+type InputIssue = { code?: string; path: (string | number)[]; message: string; keys?: string[] };
+
+/**
+ * The input field a schema refusal names, as a dot path: for an unknown key the key itself (its
+ * object's path and the key), else the issue's path; `input` for the input as a whole.
+ */
+function fieldOf(issue: InputIssue): string {
+  const path = issue.code === "unrecognized_keys" && issue.keys?.[0] ? [...issue.path, issue.keys[0]] : issue.path;
+  return path.join(".") || "input";
+}
 
 /**
  * tRPC without a transformer: agents in any language send the input as plain JSON and read
- * `{"result":{"data": …}}`. Errors carry `data.field` (the input field at fault) and `data.detail`.
+ * `{"result":{"data": …}}`. Errors carry `data.field` (the input field at fault), `data.detail`, and
+ * `data.requestId` (the answer's `X-Request-Id`). A schema refusal reads `<path>: <rule>`; an unknown
+ * key `<object path, or input>: unknown key "<key>"; allowed keys: <keys>`.
  */
 const t = initTRPC.context<Context>().create({
   errorFormatter({ shape, error }) {
     const cause = isAppError(error.cause) ? error.cause : undefined;
-    const zodIssue = (error.cause as { issues?: { path: (string | number)[]; message: string }[] } | undefined)
-      ?.issues?.[0];
-    const field = cause?.field ?? (zodIssue ? zodIssue.path.join(".") || "input" : undefined);
+    // An unknown key first: a misspelt key (`runid`) also leaves its right spelling missing.
+    const issues = (error.cause as { issues?: InputIssue[] } | undefined)?.issues;
+    const zodIssue = issues?.find((i) => i.code === "unrecognized_keys") ?? issues?.[0];
+    const field = cause?.field ?? (zodIssue ? fieldOf(zodIssue) : undefined);
+    const requestId = currentRequestId();
     // Internal errors keep their detail in the log (onError), never in the answer.
     const message =
       shape.data.code === "INTERNAL_SERVER_ERROR" && !cause
         ? "internal error; the service log has the details"
         : zodIssue && !cause
-          ? `${field}: ${zodIssue.message}`
+          ? `${zodIssue.path.join(".") || "input"}: ${zodIssue.message}`
           : shape.message;
     return {
       ...shape,
@@ -32,6 +52,7 @@ const t = initTRPC.context<Context>().create({
         path: shape.data.path,
         ...(field ? { field } : {}),
         ...(cause?.detail !== undefined ? { detail: cause.detail } : {}),
+        ...(requestId !== undefined ? { requestId } : {}),
       },
     };
   },

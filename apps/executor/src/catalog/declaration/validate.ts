@@ -6,6 +6,7 @@
  */
 import { toolKindPolicy } from "@tristate/core";
 import type { z } from "zod";
+import { unknownFieldError } from "../../unknown-keys.ts";
 import { CatalogError } from "../catalog-error.ts";
 import { type Args, parseArgs } from "../http-tool/arguments.ts";
 import { catalogErrorOf } from "../http-tool/issues.ts";
@@ -30,7 +31,7 @@ export function parseDeclaration<S extends z.ZodType<BaseDeclaration>>(
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new CatalogError(label, null, `an ${format} tool declaration must be an object`);
   }
-  const parsed = schema.safeParse(raw);
+  const parsed = schema.safeParse(raw, { error: unknownFieldError });
   if (!parsed.success) throw catalogErrorOf(label, parsed.error, raw);
   const d = parsed.data;
   return { d, args: parseArgs(d.name, d.args) };

@@ -3,6 +3,7 @@
  * object or a list of fields), and turned into the zod schema the executor validates calls with.
  */
 import { type ZodType, z } from "zod";
+import { unknownFieldError } from "../../unknown-keys.ts";
 import { CatalogError } from "../catalog-error.ts";
 import { fieldListSchema, objectArgsSchema, type propertySchema } from "../declaration/schema.ts";
 import { catalogErrorOf } from "./issues.ts";
@@ -27,7 +28,7 @@ export function parseArgs(tool: string, raw: unknown): Args {
   if (raw === undefined) throw new CatalogError(tool, "args", "is required");
   const out = new Map<string, Property>();
   if (Array.isArray(raw)) {
-    const parsed = fieldListSchema.safeParse(raw);
+    const parsed = fieldListSchema.safeParse(raw, { error: unknownFieldError });
     if (!parsed.success) throw catalogErrorOf(tool, parsed.error, raw, ["args"]);
     for (const [i, f] of parsed.data.entries()) {
       if (out.has(f.name)) throw new CatalogError(tool, `args.${i}.name`, `field "${f.name}" is declared twice`);
@@ -36,7 +37,7 @@ export function parseArgs(tool: string, raw: unknown): Args {
     }
     return { fields: out, strict: false };
   }
-  const parsed = objectArgsSchema.safeParse(raw);
+  const parsed = objectArgsSchema.safeParse(raw, { error: unknownFieldError });
   if (!parsed.success) throw catalogErrorOf(tool, parsed.error, raw, ["args"]);
   for (const [i, r] of parsed.data.required.entries()) {
     if (!(r in parsed.data.properties)) throw new CatalogError(tool, `args.required.${i}`, `"${r}" is not a property`);

@@ -4,13 +4,16 @@ import { CatalogError } from "../catalog-error.ts";
 
 /**
  * Formats a zod issue as `[field, rule]`: the field is the dot path inside the declaration (with
- * `prefix` in front), the rule "is required" for a missing value and "unknown field" for an extra key.
+ * `prefix` in front), the rule "is required" for a missing value and "unknown field; allowed fields: …"
+ * for an extra key (parse with `{ error: unknownFieldError }`).
  * @param raw the value that was parsed, to tell a missing value from a wrong one.
  */
 function issueParts(issue: z.core.$ZodIssue, raw: unknown, prefix: (string | number)[] = []): [string, string] {
   const path = [...prefix, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))];
   if (issue.code === "unrecognized_keys") {
-    return [[...path, issue.keys[0] ?? ""].join("."), "unknown field"];
+    // The parse's error map (unknownFieldError) lists the allowed fields; zod's own text does not.
+    const rule = issue.message.startsWith("unknown field") ? issue.message : "unknown field";
+    return [[...path, issue.keys[0] ?? ""].join("."), rule];
   }
   if (issue.code === "invalid_type" && path.length > 0 && valueAt(raw, path.slice(prefix.length)) === undefined) {
     return [path.join("."), "is required"];
