@@ -4,15 +4,16 @@
  *   tristate keys create --role agent|viewer|operator|admin --name NAME [--tenant TENANT] [--json]
  *   tristate keys list [--json]
  *   tristate keys revoke ID
- *   tristate mcp              (the MCP gateway on stdio; key in TRISTATE_API_KEY; see mcp/stdio.ts)
+ *   tristate mcp [--url URL] [--key-file FILE]   (stdio relayed to the running service's /mcp; mcp/bridge.ts)
+ *   tristate mcp --direct [--key-file FILE]      (the MCP gateway on the database itself; mcp/stdio.ts)
  *
- * Uses the service's database: `DATABASE_URL`, else the embedded default (stop the service first:
- * the embedded database allows one process). Exit codes: 0 done, 1 failed, 2 usage error.
+ * `keys` uses the service's database: `DATABASE_URL`, else the embedded default (stop the service
+ * first: the embedded database allows one process). Exit codes: 0 done, 1 failed, 2 usage error.
  */
 import { TENANT_PATTERN, TENANT_RULE_TEXT } from "@tristate/core";
 import { API_KEY_ROLES, type ApiKeyInfo, type ApiKeyRole, type ApiKeys, openDatabase } from "@tristate/db";
 import { readEnv } from "./env.ts";
-import { runMcpStdio } from "./mcp/stdio.ts";
+import { type McpFlags, runMcpCommand } from "./mcp/command.ts";
 
 /** Where the CLI writes; injectable for tests. */
 export interface CliIo {
@@ -29,11 +30,15 @@ const USAGE = `usage:
       lists the keys (never their secrets)
   tristate keys revoke ID
       revokes a key and ends its dashboard sessions
-  tristate mcp
-      serves the catalog as an MCP server on stdin/stdout (for MCP clients that start a command);
-      the agent key is TRISTATE_API_KEY, the catalog TRISTATE_CONFIG
+  tristate mcp [--url URL] [--key-file FILE]
+      an MCP server on stdin/stdout (for MCP clients that start a command) relaying to the running
+      service's /mcp with the agent key (TRISTATE_API_KEY, or the first line of FILE): the key's
+      tenant only. URL: the service (TRISTATE_URL; default http://127.0.0.1:PORT, as npm start prints it)
+  tristate mcp --direct [--key-file FILE]
+      the same server on the database itself, serving the catalog TRISTATE_CONFIG; whoever holds its
+      DATABASE_URL can read every tenant
 
-The database is DATABASE_URL, else the embedded default (TRISTATE_DATA_DIR).`;
+The keys commands use DATABASE_URL, else the embedded default (TRISTATE_DATA_DIR).`;
 
 /** A mistake in the command line: printed with the usage, exit code 2. */
 export class UsageError extends Error {
@@ -109,11 +114,29 @@ function table(keys: ApiKeyInfo[]): string {
 
 type Action = (keys: ApiKeys, io: CliIo) => Promise<number>;
 
+/** The flags of `tristate mcp`. @throws UsageError */
+function mcpFlags(args: string[]): McpFlags {
+  if (args.some((a) => a === "--key" || a.startsWith("--key="))) {
+    throw new UsageError(
+      "mcp: --key would show the key to every user of this machine (ps); set TRISTATE_API_KEY or pass --key-file FILE",
+    );
+  }
+  const p = parse("mcp", args, ["--url", "--key-file"], ["--direct"]);
+  noPositional("mcp", p);
+  const direct = p.flags.has("--direct");
+  const url = p.flags.get("--url") as string | undefined;
+  if (direct && url !== undefined) throw new UsageError("mcp: --url and --direct exclude each other");
+  const keyFile = p.flags.get("--key-file") as string | undefined;
+  return { direct, ...(url !== undefined ? { url } : {}), ...(keyFile !== undefined ? { keyFile } : {}) };
+}
+
 /** Turns the arguments into an action, before the database is opened. @throws UsageError */
 function plan(argv: string[]): Action | "help" {
   const [group, verb, ...rest] = argv;
-  if (group === undefined || group === "help" || group === "--help" || group === "-h") return "help";
-  if (group !== "keys") throw new UsageError(`unknown command ${JSON.stringify(group)} (try: tristate keys …)`);
+  if (group === undefined || group === "help" || group === "--help" || group === "-h" || group === "mcp") return "help";
+  if (group !== "keys") {
+    throw new UsageError(`unknown command ${JSON.stringify(group)} (try: tristate keys … or tristate mcp)`);
+  }
   if (verb === undefined || verb === "--help" || verb === "-h") return "help";
   switch (verb) {
     case "create": {
@@ -191,11 +214,12 @@ export async function main(
     env: process.env,
   },
 ): Promise<number> {
-  if (argv[0] === "mcp" && argv.length === 1) {
-    return runMcpStdio({ env: io.env, stdin: process.stdin, stdout: process.stdout, err: io.err });
-  }
   let action: Action | "help";
   try {
+    if (argv[0] === "mcp" && !argv.slice(1).some((a) => a === "--help" || a === "-h")) {
+      const flags = mcpFlags(argv.slice(1));
+      return await runMcpCommand(flags, { env: io.env, stdin: process.stdin, stdout: process.stdout, err: io.err });
+    }
     action = plan(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;

@@ -19,6 +19,12 @@ const schema = z.object({
   PORT: ms(4100, 0, 65535),
   /** Interface to listen on. */
   HOST: z.preprocess(emptyAsUndefined, z.string().default("127.0.0.1")),
+  /**
+   * Where `tristate mcp` finds the running service: its base URL (`/mcp` is appended) or its `/mcp`
+   * endpoint; `--url` overrides it. Absent: `http://<HOST>:<PORT>/mcp`, the local service as `npm start`
+   * prints it (a wildcard HOST read as loopback).
+   */
+  TRISTATE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
   /** PostgreSQL URL; absent: the embedded PGlite database in TRISTATE_DATA_DIR. */
   DATABASE_URL: optionalString,
   /** Data folder of the embedded database. */

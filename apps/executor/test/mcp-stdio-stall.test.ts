@@ -1,5 +1,5 @@
 /**
- * Issue 21 §1: `tristate mcp` (stdio) ends within TRISTATE_SHUTDOWN_GRACE_MS plus the margin on
+ * Issue 21 §1: `tristate mcp --direct` (stdio, on the database itself) ends within TRISTATE_SHUTDOWN_GRACE_MS plus the margin on
  * SIGTERM while its database stalls (a TCP proxy stops forwarding, connections left open).
  */
 import { spawn } from "node:child_process";
@@ -35,7 +35,7 @@ describe("tristate mcp with the database stalled", () => {
     await writeFile(catalog, JSON.stringify({ mcpTools: ticketDeclarations({ url: "http://127.0.0.1:9/mcp" }) }));
     const key = (await new ApiKeyStore(stack.service.services.store.prisma).create({ name: "stdio", role: "agent" }))
       .secret;
-    const child = spawn(process.execPath, [bin, "mcp"], {
+    const child = spawn(process.execPath, [bin, "mcp", "--direct"], {
       env: {
         ...process.env,
         NODE_OPTIONS: "",

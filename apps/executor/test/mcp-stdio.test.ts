@@ -1,5 +1,6 @@
 /**
- * `npx tristate mcp`: the MCP gateway on stdio (issue 11 §3), driven by the SDK's real `Client`
+ * `npx tristate mcp --direct`: the MCP gateway on stdio on the database itself (issue 11 §3; without
+ * `--direct` it relays to the service, mcp-bridge.test.ts), driven by the SDK's real `Client`
  * through `StdioClientTransport`, with the key in TRISTATE_API_KEY verified against PostgreSQL and
  * the ticket catalog in TRISTATE_CONFIG in front of an upstream desk the test starts.
  */
@@ -40,7 +41,7 @@ async function stdioClient(key: string): Promise<Client> {
   const client = new Client({ name: "stdio-agent", version: "1.0.0" });
   const transport = new StdioClientTransport({
     command: "npx",
-    args: ["--offline", "--no", "tristate", "mcp"],
+    args: ["--offline", "--no", "tristate", "mcp", "--direct"],
     cwd: repoRoot,
     env: childEnv(key),
     stderr: "pipe",
@@ -53,7 +54,7 @@ async function stdioClient(key: string): Promise<Client> {
 /** Runs the bin with `mcp` and stdin closed: its exit code and stderr. */
 function runOnce(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, "mcp"], { env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, "mcp", "--direct"], { env, stdio: ["pipe", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (c: Buffer) => {
       stderr += c.toString();
@@ -80,7 +81,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe("npx tristate mcp (stdio)", () => {
+describe("npx tristate mcp --direct (stdio)", () => {
   it("serves the catalog; a call answers the Envelope, a repeat replays, one effect; the record is the key's tenant's", async () => {
     const client = await stdioClient(acmeKey);
     const { tools } = await client.listTools();
@@ -175,7 +176,8 @@ describe("npx tristate mcp (stdio)", () => {
     const held = await runOnce(embedded);
     expect(held.code).toBe(1);
     expect(held.stderr).toMatch(/in use by process \d+ \(the Tristate service/);
-    expect(held.stderr).toMatch(/give tristate mcp a PostgreSQL server in DATABASE_URL/);
+    expect(held.stderr).toMatch(/run tristate mcp without --direct \(it relays to the service's \/mcp/);
+    expect(held.stderr).toMatch(/give tristate mcp --direct a PostgreSQL server in DATABASE_URL/);
     expect(held.stderr).toMatch(/http:\/\/127\.0\.0\.1:4100\/mcp/);
   });
 });

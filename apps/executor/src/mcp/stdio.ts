@@ -1,6 +1,8 @@
 /**
- * `tristate mcp`: the MCP gateway on stdio, for MCP clients that start their servers as commands
- * (`npx tristate mcp`). The API key comes from `TRISTATE_API_KEY` and is verified against the
+ * `tristate mcp --direct`: the MCP gateway on stdio serving the catalog itself, on the database itself
+ * (`tristate mcp` without it relays to the running service instead, bridge.ts). Whoever holds its
+ * `DATABASE_URL` can read every tenant the URL reaches; this process acts only as its key's tenant.
+ * The API key comes from `TRISTATE_API_KEY` (or `--key-file`) and is verified against the
  * database (an agent or admin key; its tenant decides the records and keys). Calls that name no run
  * in `_meta` take the default scope (the key's id and a time window, default-scope.ts), so a client
  * that restarts `tristate mcp` and repeats a call gets the first one replayed. The catalog is `TRISTATE_CONFIG`, the
@@ -18,42 +20,28 @@ import { readEnv } from "../env.ts";
 import { armLastResortExit, boundedStep, SHUTDOWN_MARGIN_MS } from "../shutdown.ts";
 import { createGatewayServer } from "./gateway-server.ts";
 import { invalidRequest } from "./protocol-error.ts";
+import { API_KEY_VARIABLE, type StdioIo } from "./stdio-io.ts";
 
-/** The environment variable holding the API key of `tristate mcp`. */
-export const API_KEY_VARIABLE = "TRISTATE_API_KEY";
-
-/** Where `tristate mcp` reads and writes; injectable for tests. */
-export interface StdioIo {
-  env: NodeJS.ProcessEnv;
-  stdin: NodeJS.ReadableStream & { on(event: "end" | "close", listener: () => void): unknown };
-  stdout: NodeJS.WritableStream;
-  /** Diagnostics (never stdout). */
-  err(text: string): void;
+/** What to do when the service holds the embedded database (one process opens it at a time). */
+function embeddedInUse(error: EmbeddedDatabaseInUseError): string {
+  return (
+    `the embedded database is in use by process ${error.pid} (the Tristate service: npm start or pnpm demo). ` +
+    "While the service runs, run tristate mcp without --direct (it relays to the service's /mcp with your key), " +
+    "give tristate mcp --direct a PostgreSQL server in DATABASE_URL (postgresql://…, the one the service uses), " +
+    "or point your MCP client at the service's Streamable HTTP endpoint (http://127.0.0.1:4100/mcp with " +
+    "Authorization: Bearer <agent key>); or stop the service first."
+  );
 }
 
 /**
  * Serves MCP on stdin/stdout until stdin ends (or SIGTERM/SIGINT), then lets calls in flight finish
  * (up to `TRISTATE_SHUTDOWN_GRACE_MS`), closes upstream connections and the database — each step
  * bounded, and the process exits (code 1) by grace + `SHUTDOWN_MARGIN_MS` whatever the database does.
+ * @param secret the agent's key (`TRISTATE_API_KEY` or `--key-file`).
  * @returns the exit code: 0 after a normal end, 1 when the key is refused or start-up fails, 2 when
- *   the key or the catalog (`TRISTATE_CONFIG`) is missing.
+ *   the catalog (`TRISTATE_CONFIG`) is missing.
  */
-/** What to do when the service holds the embedded database (one process opens it at a time). */
-function embeddedInUse(error: EmbeddedDatabaseInUseError): string {
-  return (
-    `the embedded database is in use by process ${error.pid} (the Tristate service: npm start or pnpm demo). ` +
-    "While the service runs, give tristate mcp a PostgreSQL server in DATABASE_URL (postgresql://…, the one the " +
-    "service uses), or point your MCP client at the service's Streamable HTTP endpoint (http://127.0.0.1:4100/mcp " +
-    "with Authorization: Bearer <agent key>); or stop the service first."
-  );
-}
-
-export async function runMcpStdio(io: StdioIo): Promise<number> {
-  const secret = io.env[API_KEY_VARIABLE];
-  if (!secret) {
-    io.err(`tristate mcp: set ${API_KEY_VARIABLE} to an agent key (tristate keys create --role agent …)\n`);
-    return 2;
-  }
+export async function runMcpStdio(io: StdioIo, secret: string): Promise<number> {
   if (!io.env.TRISTATE_CONFIG) {
     io.err(
       "tristate mcp: set TRISTATE_CONFIG to the tool catalog (tristate.config.ts or a .json of declarative tools); without it there are no tools to serve\n",
