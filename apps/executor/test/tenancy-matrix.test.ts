@@ -330,6 +330,12 @@ const CASES: Record<string, Case> = {
     input: (call) => listInput(call),
     check: tenantList((d) => d.items),
   },
+  "intents.byIdentity": {
+    roles: VIEW,
+    // `A-1` is the shared call's order id in both tenants.
+    input: (call) => listInput(call, { value: "a-1" }),
+    check: tenantList((d) => d.items),
+  },
   "stale.list": {
     roles: VIEW,
     input: (call) => listInput(call),

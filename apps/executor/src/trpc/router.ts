@@ -4,6 +4,7 @@ import { callsExecuteProcedure } from "../api/calls/execute.ts";
 import { callsGetProcedure } from "../api/calls/get.ts";
 import { confirmationsIssueProcedure } from "../api/confirmations/issue.ts";
 import { confirmationsPreviewProcedure } from "../api/confirmations/preview.ts";
+import { intentsByIdentityProcedure } from "../api/intents/by-identity.ts";
 import { intentsGetProcedure } from "../api/intents/get.ts";
 import { intentsListProcedure } from "../api/intents/list.ts";
 import {
@@ -39,7 +40,7 @@ export const appRouter = router({
   audit: router({ list: auditListProcedure }),
   probe: router({ rerun: probeRerunProcedure }),
   stats: router({ overview: statsOverviewProcedure, attention: statsAttentionProcedure }),
-  intents: router({ list: intentsListProcedure, get: intentsGetProcedure }),
+  intents: router({ list: intentsListProcedure, get: intentsGetProcedure, byIdentity: intentsByIdentityProcedure }),
   stale: router({ list: staleListProcedure }),
   runs: router({
     get: runsGetProcedure,

@@ -1,0 +1,51 @@
+import { searchByIdentityInput } from "@tristate/db";
+import { z } from "zod";
+import { viewerProcedure } from "../../trpc/init.ts";
+import { intentSummarySchema } from "../read-schemas.ts";
+import { maskedRecord } from "../secrets.ts";
+import { readTenant, tenantInput } from "../tenancy.ts";
+
+/**
+ * Input of `intents.byIdentity`: `value` (1–200 characters, trimmed), `tool` (a case-insensitive
+ * substring of the tool name, like `intents.list`), `cursor` (the previous page's `nextCursor`),
+ * `limit` (1–100, default 50), and for admin keys `tenant`. Unknown keys are refused.
+ */
+export const intentsByIdentityInput = searchByIdentityInput
+  .extend({
+    /** Admin keys: only this tenant's (default: every tenant). Other keys always see their own tenant. */
+    tenant: tenantInput,
+  })
+  .strict();
+
+/** Output of `intents.byIdentity`: records newest first, each with the fields that matched. */
+export const intentsByIdentityOutput = z.object({
+  items: z.array(
+    intentSummarySchema.extend({
+      /** The identity fields holding the value (at least one). */
+      matchedFields: z.array(z.string()),
+      /** True when the record is in the archive (settled past retention). */
+      archived: z.boolean(),
+    }),
+  ),
+  /** Cursor of the next page; null on the last page. */
+  nextCursor: z.string().nullable(),
+  /** The stored forms the value was matched as: as typed, upper and lower case, a decimal's fixed-place forms. */
+  forms: z.array(z.string()),
+});
+
+/**
+ * `intents.byIdentity({ value, tool?, cursor?, limit? })` → the records (live and archived) whose
+ * business identity has a field holding `value` — "what happened to order A-1182?" — newest first,
+ * keyset-paged on created time and key, in the caller's tenant (admins: every tenant's, or `tenant`).
+ * Secret argument values are masked for every role but admin.
+ * @throws AppError BAD_INPUT naming the field (`value` empty or over 200 characters, `limit`, a forged
+ *   `cursor`, an unknown key); FORBIDDEN (field `tenant`) when a non-admin names another tenant.
+ */
+export const intentsByIdentityProcedure = viewerProcedure
+  .input(intentsByIdentityInput)
+  .output(intentsByIdentityOutput)
+  .query(async ({ ctx, input }) => {
+    const { tenant, ...search } = input;
+    const page = await ctx.services.db.reads(readTenant(ctx, tenant)).searchByIdentity(search);
+    return { ...page, items: page.items.map((r) => maskedRecord(ctx, r)) };
+  });
