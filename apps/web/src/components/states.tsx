@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { requestIdOf } from "~/lib/request-id";
 
 /** Nothing exists yet (as opposed to a filter that matched nothing). */
 export function EmptyState({ children }: { children: ReactNode }) {
@@ -20,13 +21,31 @@ export function NoResults({ children }: { children: ReactNode }) {
   );
 }
 
-/** A failed load or action, announced. */
+/**
+ * A failed load or action, announced, with the executor's request id when the error carries one
+ * (selectable: an operator quotes it; the executor's log line and trace for the call have it).
+ */
 export function ErrorState({ error, title = "Could not load this" }: { error: unknown; title?: string }) {
   const message = error instanceof Error ? error.message : String(error);
   return (
     <div role="alert" className="error">
       <strong>{title}.</strong> {message}
+      <RequestIdLine error={error} />
     </div>
+  );
+}
+
+/**
+ * "Request id: <id>" of an API error (`data.requestId`), the id selected whole on a click; nothing
+ * when the error carries none.
+ */
+export function RequestIdLine({ error }: { error: unknown }) {
+  const requestId = requestIdOf(error);
+  if (!requestId) return null;
+  return (
+    <p className="muted" data-testid="request-id">
+      Request id: <code style={{ userSelect: "all" }}>{requestId}</code>
+    </p>
   );
 }
 

@@ -1,6 +1,7 @@
 import type { AppRouter } from "@tristate/executor/router";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import { env } from "~/env";
+import { REQUEST_ID_HEADER } from "~/lib/request-id";
 import { fetchExecutor } from "./executor-health";
 import { FORWARDED_FOR } from "./forwarded-for";
 
@@ -16,8 +17,10 @@ export function authorization(credential: Credential): string {
  * A server-side client of the executor's API acting with `credential`, on behalf of the browser whose
  * address chain is `forwardedFor` (see `./forwarded-for.ts`; sent as `X-Forwarded-For`). Each call
  * times out after `EXECUTOR_TIMEOUT_MS` and updates the executor's health (`./executor-health.ts`).
+ * @param requestId sent as `X-Request-Id` (`./request-id.ts`: the browser request's), so the
+ *   executor's log line and spans of these calls carry the browser request's id; absent: the executor makes one.
  */
-export function executorClient(credential: Credential, forwardedFor?: string) {
+export function executorClient(credential: Credential, forwardedFor?: string, requestId?: string) {
   return createTRPCClient<AppRouter>({
     links: [
       httpLink({
@@ -26,6 +29,7 @@ export function executorClient(credential: Credential, forwardedFor?: string) {
         headers: {
           authorization: authorization(credential),
           ...(forwardedFor ? { [FORWARDED_FOR]: forwardedFor } : {}),
+          ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}),
         },
       }),
     ],

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { useCanOperate } from "~/components/session-context";
-import { EmptyState } from "~/components/states";
+import { EmptyState, RequestIdLine } from "~/components/states";
 import { useTenantFilter } from "~/components/tenant-filter";
 import { Time } from "~/components/time-zone-toggle";
 import { formatJson } from "~/lib/format";
@@ -123,6 +123,7 @@ function ConfirmDialog({
         {issue.error ? (
           <div role="alert" className="error">
             {issue.error.message}
+            <RequestIdLine error={issue.error} />
           </div>
         ) : null}
         <div className="dialog-buttons">

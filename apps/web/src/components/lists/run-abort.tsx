@@ -2,6 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { RequestIdLine } from "~/components/states";
 import { StatusBadge } from "~/components/status-badge";
 import { abortUnavailable, operatorAbortSummary, type RunRecordState } from "~/lib/abort-summary";
 import { useTRPC } from "~/trpc/react";
@@ -181,6 +182,7 @@ export function RunAbort({
             {abort.error ? (
               <div role="alert" className="error">
                 {abort.error.message} Aborting again is safe: compensations replay, they never run twice.
+                <RequestIdLine error={abort.error} />
               </div>
             ) : null}
             {abort.isPending ? <p className="loading">Aborting…</p> : null}

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { TRPCClientError } from "@trpc/client";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { RequestIdLine } from "~/components/states";
 import { Time } from "~/components/time-zone-toggle";
 import { formatDuration, formatJson } from "~/lib/format";
 import { actionLabel } from "~/lib/status";
@@ -47,7 +48,7 @@ export function ActionDialog({
   const [operatorActionId] = useState(() => crypto.randomUUID());
   const [reason, setReason] = useState("");
   const [winner, setWinner] = useState<Winner | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
+  const [failure, setFailure] = useState<{ message: string; error: unknown } | null>(null);
   const titleId = useId();
   const reasonId = useId();
 
@@ -89,7 +90,7 @@ export function ActionDialog({
       if (w) {
         setWinner(w);
         void queryClient.invalidateQueries({ queryKey: trpc.queue.list.queryKey() });
-      } else setFailure(error instanceof Error ? error.message : String(error));
+      } else setFailure({ message: error instanceof Error ? error.message : String(error), error });
     } finally {
       submitting.current = false;
     }
@@ -164,7 +165,8 @@ export function ActionDialog({
         ) : null}
         {failure ? (
           <div role="alert" className="error">
-            {failure} You can confirm again: the same action id is reused, so it never acts twice.
+            {failure.message} You can confirm again: the same action id is reused, so it never acts twice.
+            <RequestIdLine error={failure.error} />
           </div>
         ) : null}
         <div className="dialog-buttons">
