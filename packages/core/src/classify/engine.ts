@@ -169,15 +169,39 @@ export function judgeLinkWith(registry: AdapterRegistry, link: unknown, options:
 export function classifyWith(registry: AdapterRegistry, error: unknown, options: ClassifyOptions): Classification {
   const c = classifyShape(registry, error, options);
   if (c.outcome !== "FAILED_NO_EFFECT") return c;
+  // Typed errors carry their own words (callHttp's NotSentError already holds its cause's).
+  const where = c.code === "NOT_SENT" && !typedClassification(error) ? unreachedRemote(error) : undefined;
   const retried = retryEvidence(registry, error);
-  if (retried === undefined) return c;
+  if (retried === undefined) return where ? { ...c, message: `${c.message} — ${where}; nothing was sent` } : c;
   const unknown: Classification = {
     outcome: "UNKNOWN",
     code: "AMBIGUOUS",
-    message: `${c.message}; ${retried}, so an earlier attempt may have been delivered`,
+    message: `${c.message}${where ? ` — ${where}` : ""}; ${retried}, so an earlier attempt may have been delivered`,
   };
   if (c.httpStatus !== undefined) unknown.httpStatus = c.httpStatus;
   return unknown;
+}
+
+/**
+ * The remote a connection never reached, in words, from Node's system error fields along the chain:
+ * `<address>:<port> refused the connection` (ECONNREFUSED), `the name <hostname> did not resolve`
+ * (ENOTFOUND, EAI_AGAIN); undefined when no link says where.
+ */
+function unreachedRemote(error: unknown): string | undefined {
+  for (const link of links(error)) {
+    const code = stringField(link, "code");
+    if (code === "ECONNREFUSED") {
+      const address = stringField(link, "address");
+      const port = isObject(link) && typeof link.port === "number" ? `:${link.port}` : "";
+      if (address !== undefined)
+        return `${address.includes(":") ? `[${address}]` : address}${port} refused the connection`;
+    }
+    const hostname = stringField(link, "hostname");
+    if ((code === "ENOTFOUND" || code === "EAI_AGAIN") && hostname !== undefined) {
+      return `the name ${hostname} did not resolve`;
+    }
+  }
+  return undefined;
 }
 
 /** The first retry statement found along the error's links (adapters' `retries`); never throws. */

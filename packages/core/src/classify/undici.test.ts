@@ -18,11 +18,14 @@ function agent(options: Agent.Options = {}): Agent {
 
 describe(`${undici.name} adapter: real undici and fetch errors`, () => {
   it("fetch to a closed port: TypeError fetch failed, cause ECONNREFUSED → FAILED_NO_EFFECT NOT_SENT", async () => {
-    const error = await rejection(fetch(`${await closedOrigin()}/charges`, { method: "POST", body }));
+    const origin = await closedOrigin();
+    const error = await rejection(fetch(`${origin}/charges`, { method: "POST", body }));
     expect(error).toMatchObject({ name: "TypeError", message: "fetch failed", cause: { code: "ECONNREFUSED" } });
     const c = classifyError(error);
     expect(c).toMatchObject({ outcome: "FAILED_NO_EFFECT", code: "NOT_SENT" });
     expect(c.message).toContain("ECONNREFUSED");
+    // The reason names the remote and says nothing was sent (issue 22 §5).
+    expect(c.message).toContain(`— ${new URL(origin).host} refused the connection; nothing was sent`);
   });
 
   it("undici's connect timeout (ConnectTimeoutError, as fetch wraps it) → FAILED_NO_EFFECT NOT_SENT", () => {
