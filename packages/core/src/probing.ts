@@ -29,7 +29,8 @@ export type ProbeResult =
 /**
  * Runs one probe with the record's persisted arguments, parsed by the tool's schema, and the key the
  * current attempt sent as its client reference. Never throws: a throwing probe is `failed` (no
- * evidence either way).
+ * evidence either way). Its timeline event carries the probe's `durationMs` (start → answer, the
+ * executor's clock).
  */
 export async function runProbe(
   rt: Runtime,
@@ -46,6 +47,9 @@ export async function runProbe(
     { "tristate.idempotency_key": record.key, "tristate.probe": kind, "tristate.probe.round": round },
     async (set) => {
       const { signal, dispose } = timeoutSignal(timeoutMs);
+      // The probe's own time (start → answer, ms), on its event: the timeline shows it (issue 22 §4).
+      const startedAt = rt.clock.nowEpochMs();
+      const took = () => Math.max(0, rt.clock.nowEpochMs() - startedAt);
       try {
         const args = parseStoredArgs(tool, record.args);
         const found = await probe(args, {
@@ -63,18 +67,25 @@ export async function runProbe(
             kind: "refused",
             detail,
             ...(found.httpStatus !== undefined ? { httpStatus: found.httpStatus } : {}),
-            event: event(rt, record.key, "probe", { probe: kind, round, answer: "refused", detail, ...evidence }),
+            event: event(rt, record.key, "probe", {
+              probe: kind,
+              round,
+              answer: "refused",
+              detail,
+              ...evidence,
+              durationMs: took(),
+            }),
           };
         }
         if (isFoundStateUnknown(found)) {
           set({ "tristate.probe.answer": "unclear" });
           const why = redactArgs(tool, record.args, found.why);
-          const data = { probe: kind, round, answer: "unclear", why, evidence: jsonOf(found.item) };
+          const data = { probe: kind, round, answer: "unclear", why, evidence: jsonOf(found.item), durationMs: took() };
           return { kind: "unclear", found: found.item, why, event: event(rt, record.key, "probe", data) };
         }
         const answer = found === null || found === undefined || isRefusedUnderKey(found) ? "absent" : "found";
         set({ "tristate.probe.answer": answer });
-        const ev = event(rt, record.key, "probe", { probe: kind, round, answer });
+        const ev = event(rt, record.key, "probe", { probe: kind, round, answer, durationMs: took() });
         if (answer === "found") return { kind: "found", found, event: ev };
         return { kind: "absent", event: ev };
       } catch (error) {
@@ -83,7 +94,13 @@ export async function runProbe(
         return {
           kind: "failed",
           message,
-          event: event(rt, record.key, "probe", { probe: kind, round, answer: "failed", error: message }),
+          event: event(rt, record.key, "probe", {
+            probe: kind,
+            round,
+            answer: "failed",
+            error: message,
+            durationMs: took(),
+          }),
         };
       } finally {
         dispose();

@@ -125,7 +125,10 @@ describe("crash recovery: executor process SIGKILLed mid-call, restarted executo
 
     const events = await store.listEvents(key);
     const types = events.map((e) => e.type);
-    const probes = events.filter((e) => e.type === "probe").map((e) => e.data);
+    const timed = events.filter((e) => e.type === "probe").map((e) => e.data);
+    // Each probe's event carries its own time, start → answer (issue 22 §4: the timeline shows it).
+    for (const p of timed) expect(p.durationMs).toBeGreaterThanOrEqual(0);
+    const probes = timed.map(({ durationMs: _ms, ...rest }) => rest);
     if (point === "after-pending") {
       // 3 spaced rounds × (key probe, identity probe), all absent; then one resend with the same key.
       expect(types).toEqual(["created", "lease_expired", ...Array(6).fill("probe"), "resend", "sent", "outcome"]);
