@@ -37,8 +37,9 @@ test("the overview shows the UNKNOWN share and how the UNKNOWNs ended, for the s
   await expect(keyed.getByTestId("unknown-share")).toContainText("75.0%");
   await expect(keyed.getByTestId("resolution-found")).toHaveText("2");
   await expect(keyed.getByTestId("resolution-absent_resent")).toHaveText("1");
-  await expect(keyed.getByTestId("resolution-human")).toHaveText("0");
+  await expect(keyed.getByTestId("resolution-human_confirmed_no_effect")).toHaveText("0");
   await expect(keyed.getByTestId("resolution-open")).toHaveText("0");
+  await expect(keyed.getByTestId("resolution-other")).toHaveText("0");
   await expect(keyed.getByTestId("compensations")).toHaveText(/^\s*0\s*\/\s*0\s*$/);
   await expect(keyed.getByTestId("stale")).toContainText("0");
   await expect(keyed.getByTestId("latency")).toBeVisible();
@@ -48,8 +49,11 @@ test("the overview shows the UNKNOWN share and how the UNKNOWNs ended, for the s
   await expect(manual.getByTestId("unknown-share")).toContainText("50.0%");
   await expect(manual.getByTestId("resolution-found")).toHaveText("0");
   await expect(manual.getByTestId("resolution-absent_resent")).toHaveText("0");
-  await expect(manual.getByTestId("resolution-human")).toHaveText("1");
+  await expect(manual.getByTestId("resolution-human_confirmed_effect")).toHaveText("0");
+  await expect(manual.getByTestId("resolution-human_confirmed_no_effect")).toHaveText("1");
+  await expect(manual.getByTestId("resolution-human_resent")).toHaveText("0");
   await expect(manual.getByTestId("resolution-open")).toHaveText("1");
+  await expect(manual.getByTestId("resolution-other")).toHaveText("0");
 
   // The whole table fits at 1440 px (no horizontal scrolling).
   const wrap = page.locator(".table-wrap").filter({ has: page.getByRole("table", { name: "Reliability per tool" }) });

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { connection } from "next/server";
 import type { ReactNode } from "react";
 import "./globals.css";
+import "./console.css";
 
 export const metadata: Metadata = {
   title: { default: "Tristate", template: "%s · Tristate" },

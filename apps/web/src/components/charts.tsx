@@ -2,28 +2,39 @@
 
 import { Bar, BarChart, Tooltip, XAxis, YAxis } from "recharts";
 import { formatShare } from "~/lib/format";
+import { type MixSegment, mixSummary } from "~/lib/resolution-mix";
 
-/** One segment of the resolution mix. */
-export interface MixSegment {
-  key: string;
-  label: string;
-  count: number;
-  color: string;
-  href: string;
-}
+/** Width of the mix bar, px. */
+const BAR_WIDTH = 110;
 
-/** The resolution mix as one stacked bar; each segment opens the matching records. */
-export function ResolutionBar({ segments, onOpen }: { segments: MixSegment[]; onOpen: (href: string) => void }) {
+/**
+ * The resolution mix as one stacked bar, one colour per category; each segment with records opens
+ * them. Its accessible name lists the counts ({@link mixSummary}); a row without UNKNOWN shows words.
+ */
+export function ResolutionBar({
+  segments,
+  unknownCount,
+  onOpen,
+}: {
+  segments: MixSegment[];
+  /** The row's ever-UNKNOWN calls (what the segments break down). */
+  unknownCount: number;
+  onOpen: (href: string) => void;
+}) {
   const total = segments.reduce((sum, s) => sum + s.count, 0);
-  const label = total
-    ? `Resolution mix: ${segments.map((s) => `${s.label} ${s.count}`).join(", ")}`
-    : "Resolution mix: no UNKNOWN outcomes";
-  if (!total) return <span className="muted small">no UNKNOWN outcomes</span>;
+  const label = `Resolution mix: ${mixSummary(segments, unknownCount)}`;
+  if (!total) {
+    return (
+      <span className="muted small" data-testid="mix-text">
+        {mixSummary(segments, unknownCount)}
+      </span>
+    );
+  }
   const row = Object.fromEntries(segments.map((s) => [s.key, s.count]));
   return (
-    <div role="img" aria-label={label} style={{ width: 130, height: 22 }}>
+    <div role="img" aria-label={label} title={label} style={{ width: BAR_WIDTH, height: 22 }}>
       <BarChart
-        width={130}
+        width={BAR_WIDTH}
         height={22}
         data={[row]}
         layout="vertical"
@@ -44,8 +55,10 @@ export function ResolutionBar({ segments, onOpen }: { segments: MixSegment[]; on
             stackId="mix"
             fill={s.color}
             isAnimationActive={false}
-            cursor="pointer"
-            onClick={() => onOpen(s.href)}
+            cursor={s.href ? "pointer" : "default"}
+            onClick={() => {
+              if (s.href) onOpen(s.href);
+            }}
           />
         ))}
       </BarChart>

@@ -24,7 +24,10 @@ declare module "@tanstack/react-table" {
 // biome-ignore lint/suspicious/noExplicitAny: TanStack's own idiom for mixed column value types
 export type Columns<T> = ColumnDef<T, any>[];
 
-/** A TanStack table with sortable headers (`aria-sort`), named for assistive technology and tests. */
+/**
+ * A TanStack table with sortable headers (`aria-sort`), named for assistive technology and tests;
+ * column groups get a header row of their own (`scope="colgroup"`).
+ */
 export function DataTable<T>({
   label,
   data,
@@ -65,6 +68,15 @@ export function DataTable<T>({
           {table.getHeaderGroups().map((group) => (
             <tr key={group.id}>
               {group.headers.map((header) => {
+                // A column group's header spans its columns; above an ungrouped column the cell is empty.
+                if (header.isPlaceholder) return <td key={header.id} className="placeholder" />;
+                if (header.subHeaders.length) {
+                  return (
+                    <th key={header.id} scope="colgroup" colSpan={header.colSpan} className="group">
+                      {flexRender(header.column.columnDef.header, header.getContext())}
+                    </th>
+                  );
+                }
                 const sorted = header.column.getIsSorted();
                 const content = flexRender(header.column.columnDef.header, header.getContext());
                 return (

@@ -2,41 +2,31 @@ import { Time } from "~/components/time-zone-toggle";
 import { isPreset, type RANGE_PRESETS } from "~/lib/time-range";
 
 const LABELS: Record<keyof typeof RANGE_PRESETS, string> = {
+  "15m": "Last 15 minutes",
   "1h": "Last hour",
   "6h": "Last 6 hours",
   "24h": "Last 24 hours",
   "7d": "Last 7 days",
 };
 
-/**
- * The time range of a list page as a plain GET form (works before hydration): any time, a preset
- * (`?range=`), or the absolute window already in the URL (`?from=&to=`, e.g. from an overview link).
- * Other parameters are kept, except the page cursor (a new window starts at its newest records).
- * `anyTime: false` (a list that needs a window, e.g. runs) offers no "Any time" and shows
- * `defaultPreset` when the URL names no range; `what` starts the window's description.
- */
-export function ListRangePicker({
-  path,
-  params,
-  window,
-  anyTime = true,
-  defaultPreset,
-  what = "Created",
-}: {
-  path: string;
+/** Props of {@link RangeFields}. */
+interface RangeFieldsProps {
   params: Record<string, string>;
   window: { fromEpochMs?: number; toEpochMs?: number };
   anyTime?: boolean;
   defaultPreset?: keyof typeof RANGE_PRESETS;
   what?: string;
-}) {
+}
+
+/**
+ * The time range's fields, for a list's own filter form: the select (any time, a preset `range`, or
+ * the absolute window already in the URL, kept as hidden `from`/`to`). `anyTime: false` (a list that
+ * needs a window, e.g. runs) offers no "Any time" and shows `defaultPreset` when the URL names no range.
+ */
+export function RangeFields({ params, window, anyTime = true, defaultPreset }: RangeFieldsProps) {
   const absolute = !isPreset(params.range) && window.fromEpochMs !== undefined && params.from !== undefined;
-  const kept = Object.entries(params).filter(([k]) => !["range", "from", "to", "cursor"].includes(k));
   return (
-    <form method="get" action={path} className="toolbar">
-      {kept.map(([k, v]) => (
-        <input key={k} type="hidden" name={k} value={v} />
-      ))}
+    <>
       <label className="field">
         <span>Time range</span>
         <select
@@ -58,19 +48,48 @@ export function ListRangePicker({
           {params.to ? <input type="hidden" name="to" value={params.to} /> : null}
         </>
       ) : null}
-      <button type="submit">Apply</button>
-      {window.fromEpochMs !== undefined ? (
-        <span className="small muted" suppressHydrationWarning>
-          {what} from <Time epochMs={window.fromEpochMs} />
-          {window.toEpochMs !== undefined ? (
-            <>
-              {" "}
-              to <Time epochMs={window.toEpochMs} />
-            </>
-          ) : null}
-          .
-        </span>
+    </>
+  );
+}
+
+/** The window a list shows, in words: "`what` from … to …." (nothing without a start). */
+export function WindowText({
+  window,
+  what = "Created",
+}: {
+  window: { fromEpochMs?: number; toEpochMs?: number };
+  what?: string;
+}) {
+  if (window.fromEpochMs === undefined) return null;
+  return (
+    <span className="small muted" suppressHydrationWarning>
+      {what} from <Time epochMs={window.fromEpochMs} />
+      {window.toEpochMs !== undefined ? (
+        <>
+          {" "}
+          to <Time epochMs={window.toEpochMs} />
+        </>
       ) : null}
+      .
+    </span>
+  );
+}
+
+/**
+ * The time range of a list page as a plain GET form (works before hydration): {@link RangeFields}
+ * and Apply. Other parameters are kept, except the page cursor (a new window starts at its newest
+ * records); `what` starts the window's description.
+ */
+export function ListRangePicker({ path, ...props }: RangeFieldsProps & { path: string }) {
+  const kept = Object.entries(props.params).filter(([k]) => !["range", "from", "to", "cursor"].includes(k));
+  return (
+    <form method="get" action={path} className="toolbar">
+      {kept.map(([k, v]) => (
+        <input key={k} type="hidden" name={k} value={v} />
+      ))}
+      <RangeFields {...props} />
+      <button type="submit">Apply</button>
+      <WindowText window={props.window} {...(props.what !== undefined ? { what: props.what } : {})} />
     </form>
   );
 }

@@ -5,11 +5,13 @@ import { type FormEvent, useState } from "react";
 /**
  * Posts the key to `/api/session` (which opens a session at the executor and keeps only its id in an
  * httpOnly cookie), then opens `next` (a path of this dashboard, checked by the login page). Without
- * JavaScript the form posts the same, with `next`, and the answer redirects there.
+ * JavaScript the form posts the same, with `next`, and the answer redirects there. The key is hidden as
+ * it is typed (a password field, never autocompleted) unless "Show key" is pressed.
  */
 export function LoginForm({ next, failed = null }: { next: string; failed?: string | null }) {
   const [error, setError] = useState<string | null>(failed);
   const [busy, setBusy] = useState(false);
+  const [shown, setShown] = useState(false);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -45,7 +47,20 @@ export function LoginForm({ next, failed = null }: { next: string; failed?: stri
       <label className="field" htmlFor="api-key">
         <span>API key</span>
       </label>
-      <input id="api-key" name="apiKey" type="text" className="secret" autoComplete="off" required spellCheck={false} />
+      <span className="secret-field">
+        <input
+          id="api-key"
+          name="apiKey"
+          type={shown ? "text" : "password"}
+          autoComplete="off"
+          autoCapitalize="off"
+          required
+          spellCheck={false}
+        />
+        <button type="button" aria-pressed={shown} aria-controls="api-key" onClick={() => setShown(!shown)}>
+          {shown ? "Hide key" : "Show key"}
+        </button>
+      </span>
       {error ? (
         <p role="alert" className="error">
           {error}

@@ -6,7 +6,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { Time } from "~/components/time-zone-toggle";
 import { formatDuration } from "~/lib/format";
 import { isUnreachable } from "~/trpc/react";
-import { setOutageSince } from "./outage-state";
+import { earliest, forgetOutage, recalledOutageSince, rememberOutage, setOutageSince } from "./outage-state";
 
 /** While the executor is down, its health is asked this often, ms. */
 export const OUTAGE_RETRY_MS = 3_000;
@@ -22,6 +22,10 @@ interface Health {
  * `/api/health` when a read fails for want of the executor and then every {@link OUTAGE_RETRY_MS};
  * when the executor answers again it refetches every query (and, when the page was rendered without
  * the executor confirming the session, reloads the page's server part) and disappears.
+ *
+ * It sits in the signed-in layout, so client-side navigation keeps it (and its count) as it is; the
+ * outage's start is also kept in this tab's sessionStorage, so a page load during the same outage
+ * continues it — "since" stays the first failure this tab or the server saw, and the count runs on.
  */
 export function OutageBanner({
   initialDownSinceEpochMs,
@@ -39,6 +43,11 @@ export function OutageBanner({
   );
   const [now, setNow] = useState(() => Date.now());
   const checking = useRef(false);
+  // A page load during an outage this tab already saw: continue it (its start, its count).
+  useEffect(() => {
+    const recalled = recalledOutageSince();
+    if (recalled !== null && downSince !== null) setDownSince((was) => earliest(was, recalled));
+  }, [downSince]);
   const unconfirmed = useRef(sessionUnconfirmed);
 
   const check = useCallback(async () => {
@@ -48,6 +57,7 @@ export function OutageBanner({
       const res = await fetch("/api/health", { cache: "no-store" });
       const health = (await res.json()) as Health;
       if (health.up) {
+        forgetOutage();
         setDownSince((was) => {
           if (was !== null) {
             void queryClient.invalidateQueries();
@@ -58,7 +68,9 @@ export function OutageBanner({
           }
           return null;
         });
-      } else setDownSince((was) => was ?? health.downSinceEpochMs ?? Date.now());
+      } else {
+        setDownSince((was) => earliest(was ?? health.downSinceEpochMs ?? Date.now(), recalledOutageSince()));
+      }
     } catch {
       // the dashboard server itself is unreachable: leave the banner as it is
     } finally {
@@ -76,12 +88,21 @@ export function OutageBanner({
   useEffect(() => {
     if (downSince === null) return;
     void check();
-    const timer = setInterval(() => {
-      setNow(Date.now());
-      void check();
-    }, OUTAGE_RETRY_MS);
+    const timer = setInterval(() => void check(), OUTAGE_RETRY_MS);
     return () => clearInterval(timer);
   }, [downSince, check]);
+
+  // The count runs every second while the banner shows (from the moment it appears, not a tick later).
+  useEffect(() => {
+    if (downSince === null) return;
+    setNow(Date.now());
+    rememberOutage(downSince);
+    const timer = setInterval(() => {
+      setNow(Date.now());
+      rememberOutage(downSince);
+    }, 1_000);
+    return () => clearInterval(timer);
+  }, [downSince]);
 
   useEffect(() => {
     setOutageSince(downSince);
@@ -89,12 +110,16 @@ export function OutageBanner({
 
   if (downSince === null) return null;
   return (
-    <div role="alert" className="outage" data-testid="outage-banner">
+    <div role="alert" className="outage" data-testid="outage-banner" data-since={downSince}>
       <strong>
         Executor unreachable since <Time epochMs={downSince} />
       </strong>{" "}
-      ({formatDuration(Math.max(0, now - downSince))}), retrying every {OUTAGE_RETRY_MS / 1000} s. The page shows the
-      last data it had; actions wait until the executor answers.
+      (
+      <span data-testid="outage-duration" suppressHydrationWarning>
+        {formatDuration(Math.max(0, now - downSince))}
+      </span>
+      ), retrying every {OUTAGE_RETRY_MS / 1000} s. The page shows the last data it had; actions wait until the executor
+      answers.
       {sessionUnconfirmed ? " Your session will be checked again then." : ""}
     </div>
   );

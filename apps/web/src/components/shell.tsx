@@ -2,6 +2,7 @@
 
 import { usePathname } from "next/navigation";
 import { type ReactNode, useState } from "react";
+import { QueueCount } from "./attention";
 import { LiveProvider, LiveStatus } from "./live-refresh";
 import { SearchBox } from "./search-box";
 import { useSession } from "./session-context";
@@ -21,7 +22,7 @@ const NAV = [
 
 /**
  * The frame of every signed-in page: navigation, search, the tenant (a filter for admins), who is
- * signed in, sign out; `banner` (the outage banner) sits between the header and the page; below it,
+ * signed in, sign out (the Human queue tab counts the records waiting for a person); `banner` (the outage banner) sits between the header and the page; below it,
  * live refresh ("updated n s ago", Pause) and the local/UTC toggle for every time shown.
  */
 export function Shell({ children, banner }: { children: ReactNode; banner?: ReactNode }) {
@@ -53,6 +54,7 @@ export function Shell({ children, banner }: { children: ReactNode; banner?: Reac
                         }
                       >
                         {item.label}
+                        {item.href === "/queue" ? <QueueCount /> : null}
                       </TenantLink>
                     </li>
                   ))}

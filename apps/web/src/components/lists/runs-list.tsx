@@ -5,7 +5,7 @@ import { createColumnHelper } from "@tanstack/react-table";
 import Link from "next/link";
 import { useState } from "react";
 import { type Columns, DataTable } from "~/components/data-table";
-import { ListRangePicker } from "~/components/list-range-picker";
+import { RangeFields, WindowText } from "~/components/list-range-picker";
 import { useLiveInterval } from "~/components/live-refresh";
 import { ParamProblems } from "~/components/param-problems";
 import { EmptyState, ErrorState, Loading, NoResults } from "~/components/states";
@@ -60,7 +60,7 @@ const columns: Columns<RunSummary> = [
   col.accessor("runId", {
     header: "Run",
     cell: (c) => (
-      <TenantLink href={runPath(c.getValue())} className="mono small">
+      <TenantLink href={runPath(c.getValue())} className="mono small clip" title={c.getValue()}>
         {c.getValue()}
       </TenantLink>
     ),
@@ -98,7 +98,12 @@ const columns: Columns<RunSummary> = [
   col.accessor((r) => r.tools.join(", "), {
     id: "tools",
     header: "Tools",
-    cell: (c) => (c.row.original.steps === 0 ? <Planned run={c.row.original} what="tools" /> : c.getValue()),
+    cell: (c) =>
+      c.row.original.steps === 0 ? (
+        <Planned run={c.row.original} what="tools" />
+      ) : (
+        <span className="wrap-anywhere">{c.getValue()}</span>
+      ),
   }),
   col.accessor("unresolvedUnknownCount", {
     header: "UNKNOWN now",
@@ -115,8 +120,8 @@ const columns: Columns<RunSummary> = [
  * The runs that started in the window (`range`, or `from`/`to` epoch ms; default the last 24 hours),
  * newest first, from `runs.list`: status, start, duration, steps, tools, UNKNOWNs unresolved now and
  * ever (resolved included), records waiting for a person; filters `status` and `tool` (a substring of
- * a tool name), keyset pages by `?cursor=` — all in the URL. The filter form is a plain GET form, so
- * it works before hydration. Parameters the page cannot use are named above the list, with the rule.
+ * a tool name), keyset pages by `?cursor=` — all in the URL. One filter form (time range, status, tool,
+ * one Apply) — a plain GET form, so it works before hydration; a new filter starts at the newest runs. Parameters the page cannot use are named above the list, with the rule.
  */
 export function RunsList({ params }: { params: Record<string, string> }) {
   const live = useLiveInterval();
@@ -154,19 +159,9 @@ export function RunsList({ params }: { params: Record<string, string> }) {
     <>
       <h2>Runs</h2>
       <ParamProblems problems={problems} path="/runs" kept={withoutProblems(params, problems)} />
-      <ListRangePicker
-        path="/runs"
-        params={params}
-        window={page.data ?? span}
-        anyTime={false}
-        defaultPreset={DEFAULT_PRESET}
-        what="Started"
-      />
-      <form method="get" action="/runs" className="toolbar" key={JSON.stringify(params)}>
+      <form method="get" action="/runs" className="toolbar" key={JSON.stringify(params)} aria-label="Filter the runs">
         {tenant.tenant !== undefined ? <input type="hidden" name="tenant" value={tenant.tenant} /> : null}
-        {params.range ? <input type="hidden" name="range" value={params.range} /> : null}
-        {params.from ? <input type="hidden" name="from" value={params.from} /> : null}
-        {params.to ? <input type="hidden" name="to" value={params.to} /> : null}
+        <RangeFields params={params} window={page.data ?? span} anyTime={false} defaultPreset={DEFAULT_PRESET} />
         <label className="field">
           <span>Status</span>
           <select name="status" defaultValue={status ?? ""}>
@@ -182,7 +177,8 @@ export function RunsList({ params }: { params: Record<string, string> }) {
           <span>{TOOL_FILTER_LABEL}</span>
           <input name="tool" defaultValue={params.tool ?? ""} maxLength={TOOL_FILTER_MAX_LENGTH} />
         </label>
-        <button type="submit">Filter</button>
+        <button type="submit">Apply</button>
+        <WindowText window={page.data ?? span} what="Started" />
       </form>
       {page.isPending ? <Loading what="runs" /> : null}
       {page.error && !page.data ? <ErrorState error={page.error} title="Could not load the runs" /> : null}
@@ -191,12 +187,14 @@ export function RunsList({ params }: { params: Record<string, string> }) {
       ) : null}
       {page.data && runs.length === 0 && filtered ? <NoResults>No run matches these filters.</NoResults> : null}
       {runs.length ? (
-        <DataTable
-          label="Runs"
-          data={runs}
-          columns={withTenantColumn(columns, tenant.showTenant)}
-          rowProps={(row) => ({ "data-testid": "run-row", "data-run": row.original.runId })}
-        />
+        <div className="table-fit">
+          <DataTable
+            label="Runs"
+            data={runs}
+            columns={withTenantColumn(columns, tenant.showTenant)}
+            rowProps={(row) => ({ "data-testid": "run-row", "data-run": row.original.runId })}
+          />
+        </div>
       ) : null}
       {params.cursor || page.data?.nextCursor ? (
         <nav aria-label="Pages of runs" className="toolbar">

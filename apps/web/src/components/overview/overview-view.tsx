@@ -1,68 +1,28 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { createColumnHelper } from "@tanstack/react-table";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
-import { type MixSegment, ResolutionBar } from "~/components/charts";
-import { type Columns, DataTable } from "~/components/data-table";
+import { AttentionStrip } from "~/components/attention";
+import { DataTable } from "~/components/data-table";
 import { useLiveInterval } from "~/components/live-refresh";
 import { ParamProblems } from "~/components/param-problems";
 import { EmptyState, ErrorState, Loading } from "~/components/states";
-import { TenantLink, useTenantFilter } from "~/components/tenant-filter";
+import { useTenantFilter } from "~/components/tenant-filter";
 import { Time } from "~/components/time-zone-toggle";
-import { countOf, formatDuration, formatShare, formatShareChange } from "~/lib/format";
-import { intentListHref } from "~/lib/intent-filters";
+import { countOf, formatShare, formatShareChange } from "~/lib/format";
+import { MIX_KEYS, mixCategory } from "~/lib/resolution-mix";
 import { parseSortParam, withSortParam } from "~/lib/sort-param";
 import { parseTimeRange } from "~/lib/time-range";
 import { COMMON_PARAMS, checkParams, type ParamRule, withoutProblems } from "~/lib/url-params";
 import { useTRPC } from "~/trpc/react";
-import type { ToolStats } from "~/trpc/types";
 import { RangePicker } from "./range-picker";
+import { leafColumnIds, toolColumns } from "./tool-columns";
 import { ToolSeries } from "./tool-series";
 
 /** Aggregates refresh every 30 s (paused in background tabs). */
 const AGGREGATES_REFETCH_MS = 30_000;
-
-function humanCount(t: ToolStats): number {
-  const r = t.resolutions;
-  return r.human_confirmed_effect + r.human_confirmed_no_effect + r.human_resent;
-}
-
-function segmentsOf(t: ToolStats, window: { fromEpochMs: number; toEpochMs: number }): MixSegment[] {
-  const base = { tool: t.tool, ...window };
-  return [
-    {
-      key: "found",
-      label: "found",
-      count: t.resolutions.found,
-      color: "var(--seg-found)",
-      href: intentListHref({ ...base, resolution: "found" }),
-    },
-    {
-      key: "absent_resent",
-      label: "absent → resent",
-      count: t.resolutions.absent_resent,
-      color: "var(--seg-resent)",
-      href: intentListHref({ ...base, resolution: "absent_resent" }),
-    },
-    {
-      key: "human",
-      label: "human confirmed",
-      count: humanCount(t),
-      color: "var(--seg-human)",
-      href: intentListHref({ ...base, resolution: "human" }),
-    },
-    {
-      key: "open",
-      label: "still open",
-      count: t.resolutions.open,
-      color: "var(--seg-open)",
-      href: intentListHref({ ...base, status: "UNKNOWN" }),
-    },
-  ];
-}
 
 /** The URL parameters of the overview: the window, the tenant and `all=1` (tools with no calls too). */
 const OVERVIEW_PARAMS: Record<string, ParamRule> = {
@@ -73,8 +33,6 @@ const OVERVIEW_PARAMS: Record<string, ParamRule> = {
   all: { kind: "oneOf", values: ["1"] },
   sort: { kind: "any" },
 };
-
-const col = createColumnHelper<ToolStats>();
 
 /** `/overview` with the current parameters and `all=1` (tools without calls shown) or without it. */
 function overviewHref(params: Record<string, string>, all: boolean): string {
@@ -129,116 +87,10 @@ export function OverviewView({
     placeholderData: (previous) => previous,
   });
 
-  const columns = useMemo(
-    (): Columns<ToolStats> => [
-      col.accessor("tool", { header: "Tool", cell: (c) => <strong>{c.getValue()}</strong> }),
-      col.accessor("calls", { header: "Calls", meta: { testId: "calls", numeric: true } }),
-      col.accessor("unknownShare", {
-        header: "UNKNOWN share",
-        meta: { testId: "unknown-share", numeric: true },
-        cell: (c) => formatShare(c.row.original.calls ? c.getValue() : 0),
-      }),
-      col.accessor("unknownShareChange", {
-        header: "vs previous",
-        meta: { testId: "unknown-change", numeric: true },
-        sortUndefined: "last",
-        cell: (c) => {
-          const v = c.getValue();
-          return (
-            <span
-              className={v && v > 0 ? "up" : v && v < 0 ? "down" : undefined}
-              title={`previous period: ${formatShare(c.row.original.previous.unknownShare)} of ${countOf(c.row.original.previous.calls, "call")}`}
-            >
-              {formatShareChange(v)}
-            </span>
-          );
-        },
-      }),
-      col.display({
-        id: "mix",
-        header: "Resolution mix",
-        cell: (c) => (
-          <ResolutionBar
-            segments={segmentsOf(c.row.original, span)}
-            onOpen={(href) => router.push(tenant.href(href))}
-          />
-        ),
-      }),
-      ...(
-        [
-          ["found", "Found", "resolution-found"],
-          ["absent_resent", "Absent → resent", "resolution-absent_resent"],
-          ["human", "Human confirmed", "resolution-human"],
-          ["open", "Still open", "resolution-open"],
-        ] as const
-      ).map(([key, header, testId]) =>
-        col.accessor((t) => (key === "human" ? humanCount(t) : t.resolutions[key]), {
-          id: key,
-          header,
-          meta: { testId, numeric: true },
-          cell: (c) => {
-            const segment = segmentsOf(c.row.original, span).find((s) => s.key === key)!;
-            return (
-              <TenantLink
-                href={segment.href}
-                aria-label={`${c.getValue()} ${segment.label} for ${c.row.original.tool}`}
-              >
-                {c.getValue()}
-              </TenantLink>
-            );
-          },
-        }),
-      ),
-      col.accessor("compensationsFailed", {
-        header: "Compensations run / failed",
-        meta: { testId: "compensations", numeric: true },
-        cell: (c) => (
-          <>
-            {c.row.original.compensationsRun} /{" "}
-            <span className={c.getValue() > 0 ? "failed" : undefined}>{c.getValue()}</span>
-            {c.getValue() > 0 ? <span className="visually-hidden"> failed</span> : null}
-          </>
-        ),
-      }),
-      col.accessor("stalePendingCount", {
-        header: "Stale PENDING",
-        meta: { testId: "stale", numeric: true },
-        cell: (c) =>
-          c.getValue() ? (
-            <TenantLink href="/stale">
-              {c.getValue()}
-              <span className="small"> · oldest {formatDuration(c.row.original.oldestStalePendingAgeMs)}</span>
-            </TenantLink>
-          ) : (
-            0
-          ),
-      }),
-      col.accessor((t) => (t.timeoutMs && t.latency.p99Ms !== null ? t.latency.p99Ms / t.timeoutMs : -1), {
-        id: "latency",
-        header: "Latency p50 / p95 / p99 vs timeout",
-        enableSorting: true,
-        meta: { testId: "latency" },
-        cell: (c) => {
-          const t = c.row.original;
-          const ratio = c.getValue() as number;
-          return (
-            <span className="latency">
-              <span className="nowrap">
-                {formatDuration(t.latency.p50Ms)} / {formatDuration(t.latency.p95Ms)} /{" "}
-                {formatDuration(t.latency.p99Ms)}
-              </span>{" "}
-              <span className="nowrap small">of {formatDuration(t.timeoutMs)}</span>
-              {t.timeoutNearLatency ? (
-                <span className="flag block" data-testid="timeout-flag">
-                  ⚠ timeout too close: p99 is {Math.round(ratio * 100)}% of it
-                </span>
-              ) : null}
-            </span>
-          );
-        },
-      }),
-    ],
-    [span, router, tenant],
+  const columns = useMemo(() => toolColumns(span, (href) => router.push(tenant.href(href))), [span, router, tenant]);
+  const { tenant: _tenant, ...untenanted } = params; // tenant.href adds it back
+  const compensationsHref = tenant.href(
+    `/overview?${withSortParam(untenanted, [{ id: "compensationsFailed", desc: true }])}#reliability`,
   );
 
   return (
@@ -253,6 +105,10 @@ export function OverviewView({
           <span data-testid="tenant-scope"> {tenant.tenant ? `Tenant ${tenant.tenant} only.` : "All tenants."}</span>
         ) : null}
       </p>
+      <AttentionStrip
+        compensationsFailed={stats.data?.totals.compensationsFailed}
+        compensationsHref={compensationsHref}
+      />
       {stats.error ? <ErrorState error={stats.error} title="Could not load the overview" /> : null}
       {stats.data ? (
         stats.data.tools.length ? (
@@ -262,27 +118,23 @@ export function OverviewView({
               idle={stats.data.tools.filter((t) => t.calls === 0).length}
               href={(all) => tenant.href(overviewHref(params, all))}
             />
-            <div className="table-fit">
+            <div className="table-fit" id="reliability">
               <DataTable
                 label="Reliability per tool"
                 data={showIdle ? stats.data.tools : stats.data.tools.filter((t) => t.calls > 0)}
                 columns={columns}
-                sorting={parseSortParam(
-                  params.sort,
-                  columns.map((c) => c.id ?? String((c as { accessorKey?: string }).accessorKey ?? "")),
-                )}
+                sorting={parseSortParam(params.sort, leafColumnIds(columns))}
                 onSortingChange={(sorting) => {
-                  const { tenant: _, ...rest } = params; // tenant.href adds it back
-                  const search = withSortParam(rest, sorting);
+                  const search = withSortParam(untenanted, sorting);
                   router.replace(tenant.href(`/overview${search ? `?${search}` : ""}`), { scroll: false });
                 }}
               />
             </div>
             <p className="bar-legend">
-              {segmentsOf(stats.data.tools[0]!, span).map((s) => (
-                <span key={s.key}>
-                  <span className="swatch" style={{ background: s.color }} aria-hidden="true" />
-                  {s.label}
+              {MIX_KEYS.map((key) => mixCategory(key)).map((c) => (
+                <span key={c.label} title={c.meaning}>
+                  <span className="swatch" style={{ background: c.color }} aria-hidden="true" />
+                  {c.label}
                 </span>
               ))}
             </p>

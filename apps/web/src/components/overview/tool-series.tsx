@@ -11,19 +11,27 @@ import {
   formatShare,
   formatTime,
 } from "~/lib/format";
+import { peakOf, worstFirst } from "~/lib/series-order";
 import type { ToolStats } from "~/trpc/types";
 
 const WIDTH = 320;
 const HEIGHT = 150;
 
+/** The tooltip's lines: the slice's calls and how many of them were UNKNOWN. */
+function formatSeriesValue(value: unknown, name: unknown, unknownCount: number): [string, string] {
+  if (name === "UNKNOWN share") return [`${value}% (${unknownCount} UNKNOWN)`, "UNKNOWN share"];
+  return [countOf(Number(value), "call"), "in this slice"];
+}
+
 /**
  * Calls (bars) and UNKNOWN share (line, right axis) per tool over the chosen window, one small chart
- * per tool with calls, with axes and a tooltip; the chart's name says the totals for screen readers.
+ * per tool with calls, worst first ({@link worstFirst}), with axes and a tooltip that counts a slice's
+ * calls; the caption names the busiest slice's calls; the chart's name says the totals for screen readers.
  * The time axis and the tooltip are in the page's zone (the header's toggle), the axis labelled with it.
  */
 export function ToolSeries({ tools, spanMs }: { tools: ToolStats[]; spanMs: number }) {
   const zone = useDisplayZone();
-  const shown = tools.filter((t) => t.calls > 0);
+  const shown = worstFirst(tools.filter((t) => t.calls > 0));
   if (!shown.length) return null;
   return (
     <section aria-labelledby="series-heading">
@@ -37,8 +45,10 @@ export function ToolSeries({ tools, spanMs }: { tools: ToolStats[]; spanMs: numb
           const data = t.sparkline.map((p) => ({
             t: p.startEpochMs,
             calls: p.calls,
+            unknown: p.unknownCount,
             share: p.unknownShare === null ? null : Math.round(p.unknownShare * 1000) / 10,
           }));
+          const peak = peakOf(data);
           return (
             <figure key={t.tool} className="series" data-testid="tool-series" data-tool={t.tool}>
               <figcaption>
@@ -46,10 +56,15 @@ export function ToolSeries({ tools, spanMs }: { tools: ToolStats[]; spanMs: numb
                 <span className="small muted">
                   {countOf(t.calls, "call")}, {formatShare(t.unknownShare)} UNKNOWN
                 </span>
+                {peak ? (
+                  <span className="small muted block" data-testid="series-peak" suppressHydrationWarning>
+                    Busiest slice: {countOf(peak.calls, "call")} from {formatTime(peak.t, zone)}
+                  </span>
+                ) : null}
               </figcaption>
               <div
                 role="img"
-                aria-label={`${t.tool}: ${countOf(t.calls, "call")} and ${formatShare(t.unknownShare)} UNKNOWN over the window, in ${data.length} slices`}
+                aria-label={`${t.tool}: ${countOf(t.calls, "call")} and ${formatShare(t.unknownShare)} UNKNOWN over the window, in ${data.length} slices${peak ? `, at most ${countOf(peak.calls, "call")} in one` : ""}`}
               >
                 <ComposedChart
                   width={WIDTH}
@@ -72,7 +87,9 @@ export function ToolSeries({ tools, spanMs }: { tools: ToolStats[]; spanMs: numb
                   <YAxis yAxisId="share" orientation="right" domain={[0, 100]} unit="%" tick={{ fontSize: 10 }} />
                   <Tooltip
                     labelFormatter={(v) => formatTime(Number(v), zone)}
-                    formatter={(value, name) => (name === "UNKNOWN share" ? [`${value}%`, name] : [value, name])}
+                    formatter={(value, name, item) =>
+                      formatSeriesValue(value, name, (item?.payload as { unknown?: number } | undefined)?.unknown ?? 0)
+                    }
                     wrapperStyle={{ fontSize: 12 }}
                   />
                   <Bar yAxisId="calls" dataKey="calls" name="calls" fill="#5b8fd1" isAnimationActive={false} />

@@ -145,7 +145,10 @@ function TenantQueue() {
       {queue.error ? <ErrorState error={queue.error} title="Could not load the queue" /> : null}
       {queue.isPending ? <Loading what="the queue" /> : null}
       {all && shownKeys && visible.length === 0 && newCount === 0 ? (
-        <EmptyState>No record is waiting for a person: the executor settled every UNKNOWN it saw.</EmptyState>
+        <EmptyState>
+          No record is waiting for a person now. A record comes here when the executor cannot settle an UNKNOWN by
+          itself; what people decided is in the <TenantLink href="/audit">audit log</TenantLink>.
+        </EmptyState>
       ) : null}
       {visible.length > 0 ? (
         <>
@@ -191,7 +194,7 @@ function TenantQueue() {
               ))}
             </div>
           ) : null}
-          <div className="table-wrap">
+          <div className="table-wrap table-fit">
             <table aria-label="Human queue">
               <thead>
                 <tr>
@@ -242,19 +245,33 @@ function TenantQueue() {
                       </td>
                     ) : null}
                     {tenant.showTenant ? <td data-testid="tenant">{item.tenant}</td> : null}
-                    <td>
+                    <td className="wrap-anywhere">
                       {item.effect}
                       {item.key === selected?.key ? <span className="visually-hidden"> (selected)</span> : null}
                     </td>
-                    <td>{item.tool}</td>
+                    <td>
+                      <span className="clip" title={item.tool}>
+                        {item.tool}
+                      </span>
+                    </td>
                     <td>
                       <StatusBadge status={item.status} />
                     </td>
-                    <td className="num">{formatDuration(item.ageMs)}</td>
+                    <td className="num nowrap">{formatDuration(item.ageMs)}</td>
                     <td className="small">
-                      {item.runId} / {item.stepId}
+                      <span className="clip" title={`${item.runId} / ${item.stepId}`}>
+                        {item.runId} / {item.stepId}
+                      </span>
                     </td>
-                    <td className="small">{item.error ? `${item.error.code}: ${item.error.message}` : "–"}</td>
+                    <td className="small">
+                      {item.error ? (
+                        <span className="clamp" title={`${item.error.code}: ${item.error.message}`}>
+                          {item.error.code}: {item.error.message}
+                        </span>
+                      ) : (
+                        "–"
+                      )}
+                    </td>
                     <td>
                       <TenantLink href={intentPath(item.key)} className="mono small">
                         {item.key.slice(0, 12)}…

@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import { RunSearch } from "~/components/lists/run-search";
 import { RunsList } from "~/components/lists/runs-list";
 import { firstValues, type SearchParams } from "~/lib/search-params";
 
@@ -11,9 +10,9 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
       <h1>Runs</h1>
       <p className="muted small">
         Agent runs that started in the time range (the last 24 hours unless you pick another), newest first: status,
-        start, duration, tools, UNKNOWNs and steps waiting for a person. A run's page shows its steps in order.
+        start, duration, tools, UNKNOWNs and steps waiting for a person. A run's page shows its steps in order; to open
+        a run by its id, type the id in Search at the top.
       </p>
-      <RunSearch />
       <RunsList params={firstValues(await searchParams)} />
     </>
   );
