@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifySearch, intentPath, runPath } from "./search.ts";
+import { classifySearch, identityPath, intentPath, runOrIdentityPath, runPath } from "./search.ts";
 
 describe("classifySearch", () => {
   it("treats 32 hex characters as a key or trace id, lower-cased", () => {
@@ -8,21 +8,35 @@ describe("classifySearch", () => {
       value: "a6c763d983f2bfeb6708a2a2494a12de",
     });
   });
-  it("treats anything else as a run id, and blank as nothing", () => {
-    expect(classifySearch("run-7")).toEqual({ kind: "run", runId: "run-7" });
+  it("treats what a run id could be as a run id or an identity value (an order id), trimmed; blank as nothing", () => {
+    expect(classifySearch("run-7")).toEqual({ kind: "runOrIdentity", value: "run-7" });
+    expect(classifySearch(" A-1182 ")).toEqual({ kind: "runOrIdentity", value: "A-1182" });
     expect(classifySearch("a6c763d983f2bfeb6708a2a2494a12d")).toEqual({
-      kind: "run",
-      runId: "a6c763d983f2bfeb6708a2a2494a12d",
+      kind: "runOrIdentity",
+      value: "a6c763d983f2bfeb6708a2a2494a12d",
     });
     expect(classifySearch("   ")).toEqual({ kind: "empty" });
   });
-  it("refuses what cannot be a run id (spaces, non-ASCII, over 200 characters) with a reason", () => {
-    for (const bad of ["hello world", "run-é", "x".repeat(201)]) {
-      expect(classifySearch(bad)).toMatchObject({ kind: "invalid", reason: expect.stringMatching(/run ids/) });
+  it("treats what cannot be a run id (spaces, non-ASCII) as an identity value, as typed", () => {
+    expect(classifySearch("Café 12")).toEqual({ kind: "identity", value: "Café 12" });
+    expect(classifySearch("ann@example.org ")).toEqual({ kind: "runOrIdentity", value: "ann@example.org" });
+    expect(classifySearch(`é${"x".repeat(199)}`)).toEqual({ kind: "identity", value: `é${"x".repeat(199)}` });
+  });
+  it("refuses over 200 characters with a reason", () => {
+    for (const bad of ["x".repeat(201), `é${"x".repeat(200)}`]) {
+      expect(classifySearch(bad)).toMatchObject({ kind: "invalid", reason: expect.stringMatching(/200 characters/) });
     }
   });
-  it("builds paths with the id encoded", () => {
+  it("builds paths with the value encoded", () => {
     expect(runPath("run 7/a")).toBe("/runs/run%207%2Fa");
     expect(intentPath("ab")).toBe("/intents/ab");
+    expect(identityPath("A-1182 & co")).toBe("/identity?value=A-1182+%26+co");
+    expect(identityPath("A-1182", "abc")).toBe("/identity?value=A-1182&cursor=abc");
+  });
+  it("a run-id-shaped value opens the run only when the run exists and no identity holds it", () => {
+    expect(runOrIdentityPath("r-1", { run: true, identity: false })).toBe("/runs/r-1");
+    expect(runOrIdentityPath("r-1", { run: true, identity: true })).toBe("/identity?value=r-1");
+    expect(runOrIdentityPath("r-1", { run: false, identity: false })).toBe("/identity?value=r-1");
+    expect(runOrIdentityPath("r-1", { run: false, identity: true })).toBe("/identity?value=r-1");
   });
 });

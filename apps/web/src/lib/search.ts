@@ -1,8 +1,13 @@
-/** What the search box was given: nothing, a 32-hex id (an idempotency key or a trace id), or a run id. */
+/**
+ * What the search box was given: nothing; a 32-hex id (an idempotency key or a trace id); a value
+ * that may be a run id or a business identity value (an order id like `A-1182`); a value that can
+ * only be an identity value (spaces, non-ASCII: `Café 12`); or something too long to be either.
+ */
 export type SearchTarget =
   | { kind: "empty" }
   | { kind: "hex32"; value: string }
-  | { kind: "run"; runId: string }
+  | { kind: "runOrIdentity"; value: string }
+  | { kind: "identity"; value: string }
   | { kind: "invalid"; reason: string };
 
 /** The executor's rule for run ids: 1–200 printable ASCII characters without spaces. */
@@ -10,21 +15,35 @@ const RUN_ID = /^[\x21-\x7e]{1,200}$/;
 
 const HEX32 = /^[0-9a-f]{32}$/i;
 
+/** Longest value `intents.byIdentity` searches (characters, after trimming). */
+export const IDENTITY_VALUE_MAX_LENGTH = 200;
+
 /**
- * Classifies what was typed in the search box. A 32-hex value is an idempotency key or a trace id
- * (the caller asks the API which); anything else is a run id.
+ * Classifies what was typed in the search box (trimmed). A 32-hex value is an idempotency key or a
+ * trace id (the caller asks the API which; neither: an identity value); a value a run id could be is
+ * a run id when that run exists, else an identity value; anything else up to 200 characters is an
+ * identity value.
  */
 export function classifySearch(raw: string): SearchTarget {
   const value = raw.trim();
   if (!value) return { kind: "empty" };
   if (HEX32.test(value)) return { kind: "hex32", value: value.toLowerCase() };
-  if (!RUN_ID.test(value)) {
+  if (RUN_ID.test(value)) return { kind: "runOrIdentity", value };
+  if (value.length > IDENTITY_VALUE_MAX_LENGTH) {
     return {
       kind: "invalid",
-      reason: "Not a key, trace id or run id: run ids are 1–200 printable ASCII characters without spaces.",
+      reason: `Not a key, trace id, run id or identity value: at most ${IDENTITY_VALUE_MAX_LENGTH} characters.`,
     };
   }
-  return { kind: "run", runId: value };
+  return { kind: "identity", value };
+}
+
+/**
+ * Where a run-id-shaped value leads, given what the API found: the run when it exists and no record's
+ * identity holds the value; otherwise the identity results (which link the run when there is one).
+ */
+export function runOrIdentityPath(value: string, found: { run: boolean; identity: boolean }): string {
+  return found.run && !found.identity ? runPath(value) : identityPath(value);
 }
 
 /** The page for a run id. */
@@ -35,4 +54,11 @@ export function runPath(runId: string): string {
 /** The page for an idempotency key. */
 export function intentPath(key: string): string {
   return `/intents/${encodeURIComponent(key)}`;
+}
+
+/** The page of records whose business identity holds `value` (`cursor`: a page after the first). */
+export function identityPath(value: string, cursor?: string): string {
+  const query = new URLSearchParams({ value });
+  if (cursor) query.set("cursor", cursor);
+  return `/identity?${query.toString()}`;
 }

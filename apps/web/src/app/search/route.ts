@@ -1,6 +1,6 @@
-import { TRPCClientError } from "@trpc/client";
 import type { NextRequest } from "next/server";
-import { classifySearch, intentPath, runPath } from "~/lib/search";
+import { classifySearch, identityPath } from "~/lib/search";
+import { resolveSearch, trpcSearchLookups } from "~/lib/search-resolve";
 import { parseTenantParam, TENANT_PARAM, withTenant } from "~/lib/tenant-filter";
 import { executorClient } from "~/server/executor-client";
 import { forwardedFor } from "~/server/forwarded-for";
@@ -14,42 +14,26 @@ function seeOther(path: string): Response {
 }
 
 /**
- * `GET /search?q=…[&tenant=…]`: the search box's target without JavaScript (and before hydration).
- * A run id opens the run; a 32-hex value opens the record with that key, else the first record with
- * that trace id, else the record page (which says that no record has it); anything else goes back to
- * the runs page. The session cookie is required (the proxy sends others to the login page).
+ * `GET /search?q=…[&tenant=…]`: the search box's target without JavaScript (and before hydration),
+ * by the box's precedence (`resolveSearch`): the record with that key, else the first record with
+ * that trace id; a run that exists when no record's identity holds the value; else the records whose
+ * business identity holds it (`/identity?value=…`). An empty or unsearchable text goes back to the
+ * runs page; when the executor fails, the identity page (which says so). The session cookie is
+ * required (the proxy sends others to the login page).
  */
 export async function GET(request: NextRequest): Promise<Response> {
-  const target = classifySearch(request.nextUrl.searchParams.get("q") ?? "");
+  const q = request.nextUrl.searchParams.get("q") ?? "";
+  const target = classifySearch(q);
   const tenant = parseTenantParam(request.nextUrl.searchParams.get(TENANT_PARAM));
   const go = (path: string) => seeOther(withTenant(path, tenant));
-  switch (target.kind) {
-    case "empty":
-    case "invalid":
-      return go("/runs");
-    case "run":
-      return go(runPath(target.runId));
-    case "hex32": {
-      const sessionId = request.cookies.get(SESSION_COOKIE)?.value;
-      if (!sessionId) return seeOther(`/login?next=${encodeURIComponent(intentPath(target.value))}`);
-      const client = executorClient({ sessionId }, forwardedFor(request.headers));
-      try {
-        await client.intents.get.query({ key: target.value });
-        return go(intentPath(target.value));
-      } catch (error) {
-        if (!(error instanceof TRPCClientError) || error.data?.httpStatus !== 404) return go(intentPath(target.value));
-      }
-      try {
-        const byTrace = await client.intents.list.query({
-          filters: { traceId: target.value },
-          limit: 1,
-          ...(tenant ? { tenant } : {}),
-        });
-        const first = byTrace.items[0];
-        return go(intentPath(first ? first.key : target.value));
-      } catch {
-        return go(intentPath(target.value));
-      }
-    }
+  if (target.kind === "empty" || target.kind === "invalid") return go("/runs");
+  const sessionId = request.cookies.get(SESSION_COOKIE)?.value;
+  if (!sessionId) return seeOther(`/login?next=${encodeURIComponent(`/search?q=${encodeURIComponent(q)}`)}`);
+  const client = executorClient({ sessionId }, forwardedFor(request.headers));
+  try {
+    const found = await resolveSearch(target, trpcSearchLookups(client, tenant ? { tenant } : {}));
+    return go(found && "path" in found ? found.path : "/runs");
+  } catch {
+    return go(identityPath(target.value));
   }
 }
