@@ -91,6 +91,7 @@ export function answerFailure(
   httpStatus: number,
   text: string,
   reason: "SERVER_ERROR" | "REQUEST_TIMEOUT" | "BAD_ANSWER",
+  requestId?: string,
 ): TristateTransportError {
   const excerpt = text.length > 200 ? `${text.slice(0, 200)}…` : text;
   return new TristateTransportError({
@@ -98,6 +99,7 @@ export function answerFailure(
     reason,
     procedure,
     httpStatus,
+    requestId,
     message: `${procedure}: the executor answered ${httpStatus} without a result${excerpt ? `: ${excerpt}` : ""}`,
   });
 }

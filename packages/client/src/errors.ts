@@ -36,6 +36,8 @@ export interface ApiErrorInit {
   detail?: unknown;
   /** For a 429: how long to wait before trying again, ms (from `Retry-After`). */
   retryAfterMs?: number | undefined;
+  /** The answer's `X-Request-Id` (also `error.data.requestId`): quote it to find the executor's log line and span. */
+  requestId?: string | undefined;
 }
 
 /**
@@ -57,6 +59,8 @@ export class TristateApiError extends Error {
   readonly detail: unknown;
   /** For a 429: how long to wait, ms (from `Retry-After`); otherwise undefined. */
   readonly retryAfterMs: number | undefined;
+  /** The executor's request id of the answer (`X-Request-Id`), when it sent one. */
+  readonly requestId: string | undefined;
   constructor(init: ApiErrorInit) {
     super(init.message);
     this.httpStatus = init.httpStatus;
@@ -65,6 +69,7 @@ export class TristateApiError extends Error {
     this.field = init.field;
     this.detail = init.detail;
     this.retryAfterMs = init.retryAfterMs;
+    this.requestId = init.requestId;
   }
 }
 
@@ -153,6 +158,8 @@ export interface TransportErrorInit {
   message: string;
   /** HTTP status when an answer came (5xx, 408), else undefined. */
   httpStatus?: number | undefined;
+  /** The answer's `X-Request-Id`, when an answer came with one. */
+  requestId?: string | undefined;
   cause?: unknown;
 }
 
@@ -173,6 +180,8 @@ export class TristateTransportError extends Error {
   readonly procedure: string;
   /** HTTP status when an answer came (5xx, 408), else undefined. */
   readonly httpStatus: number | undefined;
+  /** The executor's request id of the answer (`X-Request-Id`), when an answer came with one. */
+  readonly requestId: string | undefined;
   /** Always true against Tristate: the same call again is replayed or reconciled, never run twice. */
   readonly retrySafe = true;
   /** What to do next, addressed to the caller (or the model). */
@@ -183,6 +192,7 @@ export class TristateTransportError extends Error {
     this.reason = init.reason;
     this.procedure = init.procedure;
     this.httpStatus = init.httpStatus;
+    this.requestId = init.requestId;
     this.advice = init.outcome === "UNKNOWN" ? UNKNOWN_ADVICE : NOT_SENT_ADVICE;
   }
 }

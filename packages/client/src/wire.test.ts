@@ -80,7 +80,7 @@ describe("the wire format", () => {
     expect((during as TristateTransportError).advice.match(/repeat the same call/gi)).toHaveLength(1);
   });
 
-  it("409 and 429 answers become typed errors with field, detail and retryAfterMs", async () => {
+  it("409 and 429 answers become typed errors with field, detail, retryAfterMs and the request id", async () => {
     let status = 409;
     const { url } = await serve((_req, res) =>
       json(
@@ -90,20 +90,32 @@ describe("the wire format", () => {
           error: {
             message: "stale",
             code: -32603,
-            data: { code: "CONFLICT", httpStatus: status, field: "expectedVersion", detail: { winner: "op" } },
+            data: {
+              code: "CONFLICT",
+              httpStatus: status,
+              field: "expectedVersion",
+              detail: { winner: "op" },
+              ...(status === 409 ? { requestId: "req-409" } : {}),
+            },
           },
         },
-        status === 429 ? { "retry-after": "7" } : {},
+        status === 429 ? { "retry-after": "7", "x-request-id": "req-429" } : {},
       ),
     );
     const client = createTristateClient({ url, apiKey: "k" });
     const conflict = await client.execute(call).catch((e: unknown) => e);
     expect(conflict).toBeInstanceOf(TristateConflictError);
-    expect(conflict).toMatchObject({ field: "expectedVersion", detail: { winner: "op" }, code: "CONFLICT" });
+    expect(conflict).toMatchObject({
+      field: "expectedVersion",
+      detail: { winner: "op" },
+      code: "CONFLICT",
+      requestId: "req-409",
+    });
     status = 429;
     const limited = await client.tools().catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(TristateRateLimitedError);
-    expect(limited).toMatchObject({ retryAfterMs: 7000 });
+    // Without data.requestId in the body, the answer's X-Request-Id header.
+    expect(limited).toMatchObject({ retryAfterMs: 7000, requestId: "req-429" });
   });
 });
 
@@ -149,6 +161,14 @@ describe("connection errors are classified into the outcomes", () => {
       .execute(call)
       .catch((e: unknown) => e);
     expect(gateway).toMatchObject({ outcome: "UNKNOWN", reason: "SERVER_ERROR", httpStatus: 502 });
+    expect((gateway as { requestId?: string }).requestId).toBeUndefined();
+    const failing = await serve((_req, res) =>
+      json(res, 500, { error: { message: "internal error" } }, { "x-request-id": "req-500" }),
+    );
+    const failed = await createTristateClient({ url: failing.url, apiKey: "k" })
+      .execute(call)
+      .catch((e: unknown) => e);
+    expect(failed).toMatchObject({ reason: "SERVER_ERROR", httpStatus: 500, requestId: "req-500" });
     const slow = await serve((_req, res) => json(res, 408, { error: { message: "request timeout" } }));
     const late = await createTristateClient({ url: slow.url, apiKey: "k" })
       .execute(call)

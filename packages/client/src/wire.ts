@@ -39,7 +39,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 interface ErrorBody {
   error?: {
     message?: unknown;
-    data?: { code?: unknown; httpStatus?: unknown; field?: unknown; detail?: unknown };
+    data?: { code?: unknown; httpStatus?: unknown; field?: unknown; detail?: unknown; requestId?: unknown };
   };
 }
 
@@ -97,6 +97,7 @@ export async function callProcedure<T>(transport: Transport, request: ProcedureR
   let status: number;
   let text: string;
   let retryAfter: string | null;
+  let requestId: string | undefined;
   try {
     let response: Response;
     try {
@@ -111,6 +112,7 @@ export async function callProcedure<T>(transport: Transport, request: ProcedureR
     }
     status = response.status;
     retryAfter = response.headers.get("retry-after");
+    requestId = response.headers.get("x-request-id") ?? undefined;
     try {
       text = await response.text();
     } catch (error) {
@@ -138,7 +140,7 @@ export async function callProcedure<T>(transport: Transport, request: ProcedureR
   if (status >= 200 && status < 300) {
     const result = (body as { result?: { data?: unknown } } | undefined)?.result;
     if (result && typeof result === "object" && "data" in result) return result.data as T;
-    throw answerFailure(procedure, status, text, "BAD_ANSWER");
+    throw answerFailure(procedure, status, text, "BAD_ANSWER", requestId);
   }
   const error = (body as ErrorBody | undefined)?.error;
   if (status >= 400 && status < 500 && status !== 408 && error) {
@@ -151,9 +153,10 @@ export async function callProcedure<T>(transport: Transport, request: ProcedureR
       field: typeof data.field === "string" ? data.field : undefined,
       detail: data.detail,
       retryAfterMs: retryAfterMs(retryAfter),
+      requestId: typeof data.requestId === "string" ? data.requestId : requestId,
     });
   }
-  if (status === 408) throw answerFailure(procedure, status, text, "REQUEST_TIMEOUT");
-  if (status >= 500) throw answerFailure(procedure, status, text, "SERVER_ERROR");
-  throw answerFailure(procedure, status, text, "BAD_ANSWER");
+  if (status === 408) throw answerFailure(procedure, status, text, "REQUEST_TIMEOUT", requestId);
+  if (status >= 500) throw answerFailure(procedure, status, text, "SERVER_ERROR", requestId);
+  throw answerFailure(procedure, status, text, "BAD_ANSWER", requestId);
 }
