@@ -357,6 +357,22 @@ const CASES: Record<string, Case> = {
       expect(res.json.result.data.totals.calls).toBe(rows[0]!.n);
     },
   },
+  "stats.oldest": {
+    roles: VIEW,
+    input: (call) => listInput(call),
+    async check(res, call) {
+      if (call.target === "foreign" && call.role !== "admin") {
+        expect(res.status).toBe(403);
+        return;
+      }
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      const { rows } = await stack.service.services.store.pool.query<{ oldest: Date }>(
+        "SELECT min(created_at) AS oldest FROM intent_records WHERE tenant = $1",
+        [call.fx.tenant],
+      );
+      expect(res.json.result.data.oldestCreatedAtEpochMs).toBe(rows[0]!.oldest.getTime());
+    },
+  },
   "stats.attention": {
     roles: VIEW,
     input: (call) => listInput(call),

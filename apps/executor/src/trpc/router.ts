@@ -25,6 +25,7 @@ import { runsPlanProcedure } from "../api/runs/plan.ts";
 import { sessionsCreateProcedure, sessionsEndProcedure } from "../api/sessions/manage.ts";
 import { staleListProcedure } from "../api/stale/list.ts";
 import { statsAttentionProcedure } from "../api/stats/attention.ts";
+import { statsOldestProcedure } from "../api/stats/oldest.ts";
 import { statsOverviewProcedure } from "../api/stats/overview.ts";
 import { toolsListProcedure } from "../api/tools/list.ts";
 import { router } from "./init.ts";
@@ -39,7 +40,11 @@ export const appRouter = router({
   queue: router({ list: queueListProcedure, resolve: queueResolveProcedure }),
   audit: router({ list: auditListProcedure }),
   probe: router({ rerun: probeRerunProcedure }),
-  stats: router({ overview: statsOverviewProcedure, attention: statsAttentionProcedure }),
+  stats: router({
+    overview: statsOverviewProcedure,
+    attention: statsAttentionProcedure,
+    oldest: statsOldestProcedure,
+  }),
   intents: router({ list: intentsListProcedure, get: intentsGetProcedure, byIdentity: intentsByIdentityProcedure }),
   stale: router({ list: staleListProcedure }),
   runs: router({

@@ -5,6 +5,7 @@ import { listIntents } from "../queries/list-intents.ts";
 import { listRuns } from "../queries/list-runs.ts";
 import { listStale } from "../queries/list-stale.ts";
 import { needsHumanSummary } from "../queries/needs-human-summary.ts";
+import { oldestRecord } from "../queries/oldest-record.ts";
 import { searchByIdentity } from "../queries/search-identity.ts";
 import { statsOverview } from "../queries/stats-overview.ts";
 import type { DashboardReads } from "./ports.ts";
@@ -22,6 +23,7 @@ export function dashboardReads(prisma: PrismaClient, tenant: string | undefined)
     listRuns: (input, options) => listRuns(prisma, input, { tenant, ...options }),
     getRun: (runId) => getRun(prisma, runId, { tenant }),
     listStale: (input) => listStale(prisma, input, { tenant }),
+    oldestRecord: () => oldestRecord(prisma, { tenant }),
     needsHumanSummary: () => needsHumanSummary(prisma, { tenant }),
   };
 }

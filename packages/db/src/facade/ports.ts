@@ -16,6 +16,7 @@ import type { IntentPage, listIntentsInput } from "../queries/list-intents.ts";
 import type { listRunsInput, RunPage } from "../queries/list-runs.ts";
 import type { listStaleInput, StaleList } from "../queries/list-stale.ts";
 import type { NeedsHumanSummary } from "../queries/needs-human-summary.ts";
+import type { OldestRecord } from "../queries/oldest-record.ts";
 import type { IdentityPage, searchByIdentityInput } from "../queries/search-identity.ts";
 import type { StatsOverview, statsOverviewInput } from "../queries/stats-overview.ts";
 import type { ReadModelLoop, ReadModelLoopOptions } from "../rollups/read-model-loop.ts";
@@ -107,6 +108,8 @@ export interface DashboardReads {
   getRun(runId: string): Promise<RunDetail | null>;
   /** Stale PENDING records, oldest deadline first (`listStale`). */
   listStale(input: z.input<typeof listStaleInput>): Promise<StaleList>;
+  /** The oldest record's creation, live or archived (`oldestRecord`): a few index probes. */
+  oldestRecord(): Promise<OldestRecord>;
   /** The human queue's size and its oldest record (`needsHumanSummary`). */
   needsHumanSummary(): Promise<NeedsHumanSummary>;
 }
