@@ -1,5 +1,6 @@
+import { randomUUID } from "node:crypto";
 import { expect, type Locator, type Page } from "@playwright/test";
-import { login, overviewUrl, Seeder, stack, test } from "../src/fixtures.ts";
+import { api, login, overviewUrl, Seeder, stack, test } from "../src/fixtures.ts";
 
 /** The overview table's row for a tool (its first cell is the tool name). */
 function toolRow(page: Page, tool: string): Locator {
@@ -76,4 +77,47 @@ test("the overview shows the UNKNOWN share and how the UNKNOWNs ended, for the s
   await page.goto("/overview?range=1h");
   await expect(toolRow(page, tools.overviewKeyed).getByTestId("calls")).toHaveText("4");
   await expect(toolRow(page, tools.overviewManual).getByTestId("unknown-share")).toContainText("50.0%");
+});
+
+test("a young database opens on the last 15 minutes, in 1-minute slices; a range in the URL wins", async ({ page }) => {
+  // A fresh tenant: its only record is seconds old, so its viewer sees a young database.
+  const tenant = `young-${randomUUID().slice(0, 8)}`;
+  const keyOf = async (role: "agent" | "viewer") => {
+    const { status, json } = await api.post(
+      "keys.create",
+      { name: `${role}-${tenant}`, role, tenant },
+      stack().keys.admin,
+    );
+    expect(status, JSON.stringify(json)).toBe(200);
+    return json.result.data.secret as string;
+  };
+  await new Seeder("young-db", await keyOf("agent")).call(stack().tools.overviewKeyed, "found", "504");
+  const viewer = await keyOf("viewer");
+
+  await page.goto("/login?next=%2Foverview");
+  await page.waitForLoadState("networkidle");
+  await page.getByLabel("API key").fill(viewer);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/overview$/);
+  await expect(page.getByLabel("Time range")).toHaveValue("15m");
+  await expect(page.getByLabel("Time range").locator("option:checked")).toHaveText("Last 15 minutes");
+  const row = toolRow(page, stack().tools.overviewKeyed);
+  await expect(row.getByTestId("calls")).toHaveText("1");
+  await expect(row.getByTestId("resolution-found")).toHaveText("1");
+  // The overview asked for the last 15 minutes in 1-minute slices.
+  const asked = await page.evaluate(() =>
+    performance
+      .getEntriesByType("resource")
+      .map((e) => decodeURIComponent(e.name))
+      .filter((n) => n.includes("stats.overview")),
+  );
+  const input = asked.map((n) => /"fromEpochMs":(\d+),"toEpochMs":(\d+),"buckets":(\d+)/.exec(n)).find(Boolean);
+  expect(input, asked.join("\n")).toBeTruthy();
+  expect(Number(input![2]) - Number(input![1])).toBe(15 * 60_000);
+  expect(Number(input![3])).toBe(15);
+
+  // An explicit range in the URL always wins over the fitted default.
+  await page.goto("/overview?range=24h");
+  await expect(page.getByLabel("Time range")).toHaveValue("24h");
+  await expect(toolRow(page, stack().tools.overviewKeyed).getByTestId("calls")).toHaveText("1");
 });

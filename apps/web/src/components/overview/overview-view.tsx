@@ -14,12 +14,13 @@ import { Time } from "~/components/time-zone-toggle";
 import { countOf, formatShare, formatShareChange } from "~/lib/format";
 import { MIX_KEYS, mixCategory } from "~/lib/resolution-mix";
 import { parseSortParam, withSortParam } from "~/lib/sort-param";
-import { parseTimeRange } from "~/lib/time-range";
+import { bucketsFor } from "~/lib/time-range";
 import { COMMON_PARAMS, checkParams, type ParamRule, withoutProblems } from "~/lib/url-params";
 import { useTRPC } from "~/trpc/react";
 import { RangePicker } from "./range-picker";
 import { leafColumnIds, toolColumns } from "./tool-columns";
 import { ToolSeries } from "./tool-series";
+import { useOverviewRange } from "./use-overview-range";
 
 /** Aggregates refresh every 30 s (paused in background tabs). */
 const AGGREGATES_REFETCH_MS = 30_000;
@@ -77,12 +78,13 @@ export function OverviewView({
     return () => clearInterval(timer);
   }, [tickMs]);
   const problems = checkParams(params, OVERVIEW_PARAMS);
-  const range = parseTimeRange({ get: (name) => params[name] ?? null }, now);
+  const { range, ready: rangeReady } = useOverviewRange(params, now);
   const { fromEpochMs, toEpochMs } = range;
   const span = useMemo(() => ({ fromEpochMs, toEpochMs }), [fromEpochMs, toEpochMs]);
   const showIdle = params.all === "1";
   const stats = useQuery({
-    ...trpc.stats.overview.queryOptions({ ...span, buckets: 20, ...tenant.input }),
+    ...trpc.stats.overview.queryOptions({ ...span, buckets: bucketsFor(range), ...tenant.input }),
+    enabled: rangeReady,
     refetchInterval: live(AGGREGATES_REFETCH_MS),
     placeholderData: (previous) => previous,
   });

@@ -9,6 +9,7 @@ import { fromDateTimeInput } from "~/lib/format";
 import { isPreset, type RANGE_PRESETS, type TimeRange } from "~/lib/time-range";
 
 const PRESET_LABELS: Record<keyof typeof RANGE_PRESETS, string> = {
+  "15m": "Last 15 minutes",
   "1h": "Last hour",
   "6h": "Last 6 hours",
   "24h": "Last 24 hours",
