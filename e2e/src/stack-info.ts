@@ -47,6 +47,8 @@ export const TOOLS = {
   runs: "runs_refund",
   /** The compensation of `runs`. */
   runsReverse: "runs_reverse",
+  /** Unsafe without probes: the run page's step states and the record timeline (run-page.spec.ts). */
+  runPage: "run_page_refund",
   /** Keyed, a confirmation policy over 1,000.00 and a secret `reason`: the confirm page (confirm.spec.ts). */
   confirm: "confirmed_payout",
 } as const;

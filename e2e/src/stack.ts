@@ -45,6 +45,7 @@ function catalog(remote: FakeRemote): AnyTool[] {
     manual(TOOLS.tenants),
     manual(TOOLS.record),
     manual(TOOLS.bulk),
+    manual(TOOLS.runPage),
     refundTool(remote, {
       name: TOOLS.runs,
       compensation: {

@@ -87,7 +87,7 @@ export function RunView({ runId }: { runId: string }) {
           <p className="muted small" data-testid="run-step-count">
             {steps} step{steps === 1 ? "" : "s"}
             {steps ? ", oldest first" : ""}
-            {steps < run.data.records.length ? ", each with its compensation" : ""}
+            {steps < run.data.records.length ? "; compensations under the step they undo" : ""}
             {run.data.truncated ? " (only the first 1000 records are shown)" : ""}.
           </p>
           {run.data.plan ? <PlanView plan={run.data.plan} records={run.data.records} /> : null}
