@@ -1,9 +1,11 @@
-import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+
+const appDir = join(import.meta.dirname, "..");
 
 async function freePort(): Promise<number> {
   const srv = createServer();
@@ -13,24 +15,42 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-it("the README's main command starts the service on the embedded default with the example catalog", async () => {
+/** True when something accepts connections on 127.0.0.1:`port`. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/** What a package manager prints when a script it ran ended by a signal or with a failure. */
+const RUNNER_FAILURE = /ELIFECYCLE|Command failed|npm (ERR!|error)|exited with signal/i;
+
+/**
+ * Starts the executor's `start` script the way pnpm and npm run it (`sh -c "<script>"`, what `npm
+ * start` ends in: the built service with the example remotes) in a process group of its own, as a
+ * terminal's foreground job, on a fresh embedded database; resolves once it printed its URL.
+ */
+async function startScript() {
+  const scripts = JSON.parse(readFileSync(join(appDir, "package.json"), "utf8")).scripts as Record<string, string>;
   const dataDir = mkdtempSync(join(tmpdir(), "tristate-start-"));
+  const remotes = [await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_OPTIONS: "",
     TRISTATE_DATA_DIR: dataDir,
     PORT: "0",
     LOG_LEVEL: "warn",
-    TRISTATE_PAYMENTS_URL: `http://127.0.0.1:${await freePort()}`,
-    TRISTATE_MAIL_URL: `http://127.0.0.1:${await freePort()}`,
+    TRISTATE_PAYMENTS_URL: `http://127.0.0.1:${remotes[0]}`,
+    TRISTATE_MAIL_URL: `http://127.0.0.1:${remotes[1]}`,
   };
   delete env.DATABASE_URL;
   delete env.TRISTATE_CONFIG;
-  delete env.TRISTATE_DEMO_FAULTS;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/start.ts"], {
-    cwd: join(import.meta.dirname, ".."),
-    env,
-  });
+  const child = spawn("sh", ["-c", scripts.start ?? ""], { cwd: appDir, env, detached: true });
   let out = "";
   child.stdout.on("data", (c: Buffer) => {
     out += c.toString();
@@ -38,16 +58,40 @@ it("the README's main command starts the service on the embedded default with th
   child.stderr.on("data", (c: Buffer) => {
     out += c.toString();
   });
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once("exit", (code, signal) => r({ code, signal })),
+  );
+  const deadline = Date.now() + 90_000;
+  while (!/Tristate executor at (\S+)/.test(out) && Date.now() < deadline && child.exitCode === null) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const url = /Tristate executor at (\S+)/.exec(out)?.[1];
+  return {
+    url,
+    ports: [...remotes, url ? Number(new URL(url).port) : 0],
+    output: () => out,
+    exited,
+    /** Stops whatever is left (a failed test) and removes the database. */
+    cleanUp() {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), "SIGKILL");
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    /** Sends `signal` to the whole group (Ctrl-C in a terminal) or to the script's process alone. */
+    signal(signal: NodeJS.Signals, group: boolean) {
+      process.kill(group ? -(child.pid as number) : (child.pid as number), signal);
+    },
+  };
+}
+
+it("the README's main command starts the built service on the embedded default with the example catalog", async () => {
+  const started = await startScript();
   try {
-    const deadline = Date.now() + 60_000;
-    while (!/Tristate executor at (\S+)/.test(out) && Date.now() < deadline && child.exitCode === null) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const url = /Tristate executor at (\S+)/.exec(out)?.[1];
+    const { url } = started;
+    const out = started.output();
     const key = /(ts_admin_[A-Za-z0-9_-]+)/.exec(out)?.[1];
     expect(url, out).toBeTruthy();
     expect(key, "the first start prints an admin key once").toBeTruthy();
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
     const res = await fetch(`${url}/trpc/calls.execute`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
@@ -63,44 +107,32 @@ it("the README's main command starts the service on the embedded default with th
     expect(res.status).toBe(200);
     expect(body.result.data.status).toBe("SUCCEEDED");
     expect(body.result.data.idempotency_key).toBe("a6c763d983f2bfeb6708a2a2494a12de"); // the source design's example key
-    // The example services never fail by default, and the start says how to make them.
-    expect(out).toContain("example services' faults (TRISTATE_DEMO_FAULTS): off — to see UNKNOWN outcomes");
-    expect(out).toContain("start with TRISTATE_DEMO_FAULTS=on");
-    child.kill("SIGTERM");
-    expect(await exited).toBe(0);
   } finally {
-    if (child.exitCode === null) child.kill("SIGKILL");
-    rmSync(dataDir, { recursive: true, force: true });
+    started.cleanUp();
   }
-}, 90_000);
+}, 120_000);
 
-it("an invalid TRISTATE_DEMO_FAULTS stops the start with a message naming the setting and the rule", async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "tristate-start-faults-"));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_OPTIONS: "",
-    TRISTATE_DATA_DIR: dataDir,
-    PORT: "0",
-    TRISTATE_PAYMENTS_URL: `http://127.0.0.1:${await freePort()}`,
-    TRISTATE_MAIL_URL: `http://127.0.0.1:${await freePort()}`,
-    TRISTATE_DEMO_FAULTS: "timeout-after-commit=0.7,lag=0.4",
-  };
-  delete env.DATABASE_URL;
-  delete env.TRISTATE_CONFIG;
-  try {
-    const res = spawnSync(process.execPath, ["--import", "tsx", "src/start.ts"], {
-      cwd: join(import.meta.dirname, ".."),
-      env,
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    expect(res.status, res.stdout + res.stderr).toBe(1);
-    expect(res.stderr).toContain("TRISTATE_DEMO_FAULTS: the rates add up to 1.1; at most 1 is allowed");
-    expect(res.stdout).not.toContain("Tristate executor at");
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+describe("stopping `npm start`'s service: exit 0 (no package-manager failure), nothing left listening", () => {
+  for (const [signal, group] of [
+    ["SIGINT", true],
+    ["SIGTERM", false],
+  ] as const) {
+    it(`${signal} to ${group ? "the process group (Ctrl-C)" : "the script's process alone"}`, async () => {
+      const started = await startScript();
+      try {
+        expect(started.url, started.output()).toBeTruthy();
+        for (const port of started.ports) expect(await listening(port), `port ${port}`).toBe(true);
+        started.signal(signal, group);
+        const { code, signal: killedBy } = await started.exited;
+        expect({ code, killedBy }, started.output()).toEqual({ code: 0, killedBy: null });
+        expect(started.output()).not.toMatch(RUNNER_FAILURE);
+        for (const port of started.ports) expect(await listening(port), `port ${port}`).toBe(false);
+      } finally {
+        started.cleanUp();
+      }
+    }, 120_000);
   }
-}, 90_000);
+});
 
 it("a start whose port is taken releases the embedded database: a retry on a free port works and still makes the first admin key", async () => {
   const { startService } = await import("../src/service.ts");

@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// Runs one of the executor's commands from its build (build.mjs; rebuilt first when stale):
+// `node apps/executor/scripts/launch.mjs start` (what `npm start` runs), `… main` (the service alone).
+// The `tristate` command (bin/tristate.mjs) loads `cli` the same way.
+import { register } from "node:module";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { register as registerTsx } from "tsx/esm/api";
+import { ensureBuilt } from "./build.mjs";
+
+/**
+ * Imports the built entry `name` (start, main, cli, or a package.json export's name) of the executor,
+ * after building it when stale. The chunks it imports load first, on plain Node; then tsx is
+ * registered for TypeScript catalogs (`TRISTATE_CONFIG`) — later imports only pay its hooks — and
+ * hooks.mjs makes their `@tristate/*` imports load the same built modules.
+ * @returns the entry's module namespace.
+ */
+export async function importBuilt(name) {
+  const { entries, preload } = await ensureBuilt();
+  for (const chunk of preload[name] ?? []) await import(new URL(`../dist/${chunk}`, import.meta.url).href);
+  registerTsx();
+  register("./hooks.mjs", import.meta.url, { data: { entries } });
+  return import(new URL(`../dist/${name}.js`, import.meta.url).href);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const name = process.argv[2];
+  if (name !== "start" && name !== "main") {
+    console.error("usage: node apps/executor/scripts/launch.mjs start|main");
+    process.exit(2);
+  }
+  await importBuilt(name);
+}
