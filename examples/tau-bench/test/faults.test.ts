@@ -78,6 +78,22 @@ describe("fault injection over HTTP", () => {
     expect(await stateHash(url, "retail")).toBe(before);
   });
 
+  it("reset-after: the work is done, then the socket is reset; probes find it and a keyed retry replays", async () => {
+    const { url, body, before, identity } = await setup("reset-after");
+    const outcome = await networkOutcome(
+      post(`${url}/retail/tools/cancel_pending_order`, body, { "idempotency-key": "ra1" }),
+    );
+    expect(outcome).toBe("ECONNRESET");
+    const after = await stateHash(url, "retail");
+    expect(after).not.toBe(before);
+    expect((await get(`${url}/retail/lookup/by-key/ra1`)).status).toBe(200);
+    expect((await get(identity)).body.found).toBe(true);
+    running?.service.setFaults({ rate: 0 });
+    const retry = await post(`${url}/retail/tools/cancel_pending_order`, body, { "idempotency-key": "ra1" });
+    expect(retry.status).toBe(200);
+    expect(await stateHash(url, "retail")).toBe(after);
+  });
+
   it("504: the work is done, then 504; probes find it and a keyed retry replays", async () => {
     const { url, body, before, identity } = await setup("504");
     const r = await post(`${url}/retail/tools/cancel_pending_order`, body, { "idempotency-key": "g1" });

@@ -61,6 +61,7 @@ export function settleBoundOfFault(fault: FaultKind | undefined, latencyMs: numb
     case undefined:
     case "504":
     case "hang":
+    case "reset-after":
       return latencyMs;
     case "lag":
       return latencyMs + lagMs;

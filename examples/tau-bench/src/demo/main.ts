@@ -5,13 +5,17 @@
  * resolutions, the human queue. Stop it with Ctrl-C.
  *
  * With the τ-bench data (`TAU_BENCH_DATA_DIR`, default `examples/tau-bench/data`, the copy this repository carries) it replays τ-bench
- * tasks at a 20 % fault rate through Tristate and the two baselines (40 tasks; `--all` for all).
+ * tasks through Tristate and the two baselines (40 tasks; `--all` for all) with the example remotes'
+ * faults (`TRISTATE_DEMO_FAULTS`, default `on`: about one write in five times out, resets or answers
+ * 504 after its effect, resets before it, or lags; `--fault-rate R` instead: every τ-bench fault kind at rate R), prints
+ * the three outcomes the executor recorded, and while it stays up replays one more task every
+ * `--every` seconds (default 5; 0: none) so the dashboard's charts fill in over minutes.
  * Without it, the source design's worked example (a refund whose answer is lost, then an e-mail; an
  * SMS for the human queue) and the trip saga (hotel booked, flight refused, the hotel cancelled).
  *
  * It also starts the dashboard (`apps/web`, built once if needed) against the service.
  *
- *   pnpm demo [--all | --tasks N] [--fault-rate R] [--seed N] [--port P] [--web-port P] [--no-dashboard] [--exit]
+ *   pnpm demo [--all | --tasks N] [--fault-rate R] [--seed N] [--every S] [--port P] [--web-port P] [--no-dashboard] [--exit]
  */
 import { parseArgs } from "node:util";
 import { startFakeRemote, startTripServices, tripTools } from "@tristate/executor/demo-remotes";
@@ -26,14 +30,16 @@ import { databaseUrlSetting, tauBenchDataDir, tauBenchDataPresent } from "../set
 import { apiCall, printEnvelope } from "./api.ts";
 import { type DemoDashboard, startDashboard } from "./dashboard.ts";
 import { closeAndExit, demoDataDir, revokeKeys, stopSignal, stopWhenStarterExits } from "./lifecycle.ts";
+import { demoFaultsFor, formatOutcomes, outcomeSummary, startTrickle, type Trickle } from "./traffic.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== "--"),
   options: {
     all: { type: "boolean", default: false },
     tasks: { type: "string", default: "40" },
-    "fault-rate": { type: "string", default: "0.2" },
-    seed: { type: "string", default: "1" },
+    "fault-rate": { type: "string" },
+    every: { type: "string", default: "5" },
+    seed: { type: "string", default: "2" },
     port: { type: "string", default: "4100" },
     "web-port": { type: "string", default: "3000" },
     "no-dashboard": { type: "boolean", default: false },
@@ -88,7 +94,8 @@ async function stayUp(close: () => Promise<void>): Promise<never> {
 
 async function tauDemo(): Promise<void> {
   const dataDir = tauBenchDataDir();
-  let tasks = loadReplayTasks(visibleSplits(dataDir));
+  const visible = loadReplayTasks(visibleSplits(dataDir));
+  let tasks = visible;
   if (!values.all) {
     // A quick mix: mostly retail, plus the airline tasks with bookings, cancellations and the certificate.
     const n = Number(values.tasks);
@@ -102,9 +109,18 @@ async function tauDemo(): Promise<void> {
     tasks = [...tasks.filter((t) => t.domain === "retail").slice(0, n - airline.length), ...airline];
   }
   console.log(`τ-bench data at ${dataDir}: replaying ${tasks.length} tasks (--all for every visible task)`);
+  const chosen = new Set(tasks.map((t) => t.id));
+  // While the demo stays up, the other tasks run one by one (the background trickle below).
+  const later = values.exit ? [] : visible.filter((t) => !chosen.has(t.id));
+  const seed = Number(values.seed);
+  const demoFaults =
+    values["fault-rate"] === undefined
+      ? demoFaultsFor(process.env, seed)
+      : { faults: { rate: Number(values["fault-rate"]), seed }, description: `--fault-rate ${values["fault-rate"]}` };
+  console.log(`faults of the τ-bench services: ${demoFaults.description}`);
   const options = {
-    faults: { rate: Number(values["fault-rate"]), seed: Number(values.seed) },
-    maxInstances: tasks.length + 8,
+    faults: demoFaults.faults,
+    maxInstances: tasks.length + later.length + 8,
     database: databaseUrlSetting() ? ("auto" as const) : ("default" as const),
     dataDir,
     embeddedDataDir: demoDataDir(),
@@ -119,6 +135,7 @@ async function tauDemo(): Promise<void> {
   console.log(
     `executor at ${env.executorUrl} on ${env.databaseLabel}; τ-bench services with faults: ${JSON.stringify(env.faults)}`,
   );
+  const startedAt = Date.now();
   const report = await replayTasks(env, tasks, {
     concurrency: 16,
     onTask: (done, total) => {
@@ -126,9 +143,23 @@ async function tauDemo(): Promise<void> {
     },
   });
   console.log(`\n${formatReport(report)}`);
+  console.log(
+    `\nThe executor's outcomes (intents.list): ${formatOutcomes(await outcomeSummary(env.executorUrl, env.adminKey, startedAt))}`,
+  );
   const dashboard = await dashboardFor(env.executorUrl);
   printAccess(env.executorUrl, env.adminKey, dashboard);
+  const everyMs = Number(values.every) * 1000;
+  let trickle: Trickle | undefined;
+  if (later.length && everyMs > 0) {
+    console.log(
+      `In the background: one more τ-bench task every ${values.every} s (${later.length} left), so the dashboard's charts fill in (--every 0: none).`,
+    );
+    trickle = startTrickle(later.length, everyMs, async (i) => {
+      await replayTasks(env, [later[i]!], { concurrency: 1, replayId: `${report.replayId}-bg${i + 1}` });
+    });
+  }
   await stayUp(async () => {
+    await trickle?.stop();
     await dashboard?.close();
     const revoked = await revokeKeys(env.executor.services.keys, [env.agentKey, env.adminKey]);
     console.log(`Revoked the demo's ${revoked} API keys.`);

@@ -5,8 +5,11 @@
 import { z } from "zod";
 import { mulberry32 } from "./rng.ts";
 
-/** The injectable faults (see the README for what the client observes). */
-export const FAULT_KINDS = ["refuse", "503", "hang", "504", "reset", "lag"] as const;
+/**
+ * The injectable faults (see the README for what the client observes). `reset-after` (the work done,
+ * then the connection reset) is last so that seeded draws of mixes without it stay as they were.
+ */
+export const FAULT_KINDS = ["refuse", "503", "hang", "504", "reset", "lag", "reset-after"] as const;
 /** One fault kind. */
 export type FaultKind = (typeof FAULT_KINDS)[number];
 

@@ -237,6 +237,10 @@ export function createTauService(options: TauServiceOptions): TauService {
       send(res, 504, { error: "gateway_timeout", message: "injected fault: 504 after doing the work" });
       return;
     }
+    if (respond === "reset-after") {
+      req.socket.resetAndDestroy();
+      return;
+    }
     send(res, 200, { output });
   }
 

@@ -29,7 +29,7 @@ describe("TRISTATE_DEMO_FAULTS", () => {
     expect(parseDemoFaults("reset-after-commit=1")).toEqual({ "reset-after-commit": 1 });
   });
 
-  it("`on` turns every kind on, about one POST in four", () => {
+  it("`on` turns every kind on, about one POST in five", () => {
     const rates = parseDemoFaults("on");
     expect(Object.keys(rates).sort()).toEqual([...DEMO_FAULT_KINDS].sort());
     const total = Object.values(rates).reduce((a, b) => a + b, 0);

@@ -28,11 +28,11 @@ export type DemoFaultKind = (typeof DEMO_FAULT_KINDS)[number];
 export const DEMO_LAG_MS = 1500;
 
 /**
- * The rates `TRISTATE_DEMO_FAULTS=on` stands for: about one POST in four gets a fault (the switch's
- * suggested setting; `npm start` prints it).
+ * The rates `TRISTATE_DEMO_FAULTS=on` stands for: about one POST in five gets a fault (the switch's
+ * suggested setting, which `npm start` prints and `pnpm demo` uses by default).
  */
 export const DEMO_FAULTS_ON =
-  "timeout-after-commit=0.08,reset-before-commit=0.04,reset-after-commit=0.04,504-after-commit=0.05,lag=0.05";
+  "timeout-after-commit=0.05,reset-before-commit=0.05,reset-after-commit=0.03,504-after-commit=0.04,lag=0.05";
 
 /** Parsed fault switch: the probability (0–1) of each kind per POST; an empty object is "off". */
 export type DemoFaultRates = Partial<Record<DemoFaultKind, number>>;
