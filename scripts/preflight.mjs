@@ -3,14 +3,49 @@
 // missing one fails the run with the line that says what to install. Nothing is skipped for a missing
 // prerequisite: a test that cannot run is a failure, said here once instead of as hundreds of errors.
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import { connect } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
-/** Where the tests make their databases: `TRISTATE_TEST_DATABASE_URL`'s host and port, else 127.0.0.1:5432. */
+const LOCAL_TEST_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/test";
+const adminUrl = process.env.TRISTATE_TEST_DATABASE_URL || LOCAL_TEST_DATABASE_URL;
+
+/** Where the tests make their databases: `TRISTATE_TEST_DATABASE_URL`'s host and port. */
 function postgresAddress() {
-  const url = process.env.TRISTATE_TEST_DATABASE_URL;
-  if (!url) return { host: "127.0.0.1", port: 5432 };
-  const parsed = new URL(url);
+  const parsed = new URL(adminUrl);
   return { host: parsed.hostname || "127.0.0.1", port: Number(parsed.port || 5432) };
+}
+
+/**
+ * Connects to the tests' admin URL with the db package's own `pg` and checks the user may create
+ * databases. @returns a problem sentence, or null when the server is fit.
+ */
+async function postgresProblem() {
+  const require = createRequire(join(fileURLToPath(import.meta.url), "..", "..", "packages", "db", "package.json"));
+  const { Client } = require("pg");
+  const client = new Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+    const { rows } = await client.query(
+      "SELECT rolcreatedb OR rolsuper AS can FROM pg_roles WHERE rolname = current_user",
+    );
+    if (!rows[0]?.can) return `the user of ${redacted(adminUrl)} may not create databases (ALTER ROLE … CREATEDB)`;
+    return null;
+  } catch (error) {
+    const database = new URL(adminUrl).pathname.slice(1);
+    const hint = /does not exist/.test(String(error?.message)) ? ` (createdb -h <host> -U postgres ${database})` : "";
+    return `cannot connect to ${redacted(adminUrl)}: ${error?.message ?? error}${hint}`;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** The URL without its password, for messages. */
+function redacted(url) {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = "***";
+  return parsed.toString();
 }
 
 /** Resolves true when a TCP connection to host:port opens within `timeoutMs`. */
@@ -35,6 +70,9 @@ if (!(await reachable(pg))) {
       "postgresql && pg_ctlcluster <version> main start), with trust auth for local connections, or set " +
       "TRISTATE_TEST_DATABASE_URL to a server the tests may create databases on.",
   );
+} else {
+  const problem = await postgresProblem();
+  if (problem) problems.push(`PostgreSQL: ${problem}.`);
 }
 const chromium = process.env.E2E_CHROMIUM ?? "/usr/bin/chromium";
 if (!existsSync(chromium)) {
