@@ -63,7 +63,7 @@ test("bad URL parameters are named with their rule; the rest of the page works",
 
   await page.goto("/intents?status=LOST&range=2w");
   await expect(page.getByTestId("param-problems")).toContainText("status must be one of PENDING");
-  await expect(page.getByTestId("param-problems")).toContainText("range must be one of 1h, 6h, 24h, 7d");
+  await expect(page.getByTestId("param-problems")).toContainText("range must be one of 15m, 1h, 6h, 24h, 7d");
   await page.goto("/audit?action=nuke");
   await expect(page.getByTestId("param-problems")).toContainText("action must be one of");
   await page.goto("/overview?from=abc&to=1");

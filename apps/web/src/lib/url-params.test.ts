@@ -9,7 +9,7 @@ describe("checkParams (issue 14: bad URL parameters were silently ignored)", () 
     expect(problems).toEqual([
       { param: "status", value: "bogus", rule: "must be one of open, aborted" },
       { param: "from", value: "abc", rule: "must be a time in epoch milliseconds (digits only, e.g. 1764547200000)" },
-      { param: "range", value: "2w", rule: "must be one of 1h, 6h, 24h, 7d" },
+      { param: "range", value: "2w", rule: "must be one of 15m, 1h, 6h, 24h, 7d" },
     ]);
   });
 
