@@ -155,7 +155,7 @@ describe("tristate keys", () => {
       [["keys", "list", "--all"], "tristate keys list: unknown flag --all (allowed: --json)"],
       [["keys", "revoke"], "tristate keys revoke: the key's ID is required"],
       [["keys", "delete", "x"], 'tristate unknown command "keys delete" (keys create | keys list | keys revoke)'],
-      [["users"], 'tristate unknown command "users" (try: tristate keys …)'],
+      [["users"], 'tristate unknown command "users" (try: tristate keys … or tristate mcp)'],
     ];
     const before = JSON.parse((await tristate(["keys", "list", "--json"])).stdout) as unknown[];
     for (const [args, message] of cases) {
