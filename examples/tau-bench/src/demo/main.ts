@@ -67,7 +67,8 @@ async function dashboardFor(executorUrl: string): Promise<DemoDashboard | null> 
 function printAccess(url: string, adminKey: string | null, dashboard: DemoDashboard | null): void {
   console.log("");
   console.log(`Tristate executor API: ${url}  (tRPC under /trpc/, /healthz, /readyz)`);
-  if (dashboard) console.log(`Dashboard: ${dashboard.url}  (sign in with the admin key)`);
+  // The last 15 minutes: this run's calls, even when the demo's database holds older runs too.
+  if (dashboard) console.log(`Dashboard: ${dashboard.url}/overview?range=15m  (sign in with the admin key)`);
   if (adminKey) console.log(`Admin API key (valid while the demo runs; revoked when it stops): ${adminKey}`);
   console.log("See the results in the dashboard, or:");
   if (adminKey) console.log(`  export TRISTATE_KEY=${adminKey}`);
