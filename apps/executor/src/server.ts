@@ -191,6 +191,8 @@ const HEALTH_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
 /**
  * Logs one line when the answer is done: `request` with `request_id`, `method`, `path` (no query: a
  * GET's input stays out of the log), `status`, `duration_ms`, and `aborted` when the client left first.
+ * At info level, except health checks and answered reads (GET under 400: the dashboard polls them),
+ * which are at debug: every refusal, failure and write has its line at the default level.
  */
 function logAnswer(req: IncomingMessage, res: ServerResponse, id: string, logger: () => Logger): void {
   const started = performance.now();
@@ -204,7 +206,8 @@ function logAnswer(req: IncomingMessage, res: ServerResponse, id: string, logger
       duration_ms: Math.round(performance.now() - started),
       ...(res.writableFinished ? {} : { aborted: true }),
     };
-    if (HEALTH_PATHS.has(path)) logger().debug(line, "request");
+    const routine = HEALTH_PATHS.has(path) || (req.method === "GET" && res.statusCode < 400 && !line.aborted);
+    if (routine) logger().debug(line, "request");
     else logger().info(line, "request");
   });
 }

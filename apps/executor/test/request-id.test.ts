@@ -125,13 +125,19 @@ describe("X-Request-Id on every answer", () => {
     await expect.poll(() => lines.find((l) => l.request_id === "log-1")).toBeDefined();
     expect(lines.find((l) => l.request_id === "log-1")).toMatchObject({
       msg: "request",
-      level: 30,
+      level: 20,
       method: "GET",
       path: "/trpc/intents.list",
       status: 200,
       duration_ms: expect.any(Number),
     });
     expect(JSON.stringify(lines)).not.toContain("secret-run");
+    // Answered reads are at debug (the dashboard polls them); refusals and writes at info.
+    const refused = await request(`/trpc/intents.list?input=${encodeURIComponent('{"bogus":1}')}`, {
+      headers: { ...bearer(stack.keys.viewer), "x-request-id": "log-2" },
+    });
+    expect(refused.status).toBe(400);
+    await expect.poll(() => lines.find((l) => l.request_id === "log-2")).toMatchObject({ level: 30, status: 400 });
     // Health checks are logged at debug level.
     await request("/healthz", { headers: { "x-request-id": "health-1" } });
     await expect.poll(() => lines.find((l) => l.request_id === "health-1")).toMatchObject({ level: 20, status: 200 });
