@@ -48,6 +48,11 @@ const { values } = parseArgs({
   strict: true,
 });
 
+if (!/^\d+(?:\.\d+)?$/.test(values.every)) {
+  console.error(`--every: seconds between background tasks, a number ≥ 0 (0: none), not "${values.every}"`);
+  process.exit(2);
+}
+
 function isAddressInUse(error: unknown): boolean {
   return (error as { code?: string })?.code === "EADDRINUSE";
 }
