@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
-import { api, executorReachable, expect, fault, Seeder, stack, test } from "../src/fixtures.ts";
+import { api, executorReachable, expect, type Fault, fault, Seeder, stack, test } from "../src/fixtures.ts";
 
 /** A fresh tenant with an agent key of its own. */
 async function freshTenant(label: string): Promise<{ tenant: string; agentKey: string }> {
@@ -20,6 +20,13 @@ async function freshTenant(label: string): Promise<{ tenant: string; agentKey: s
   );
   expect(status, JSON.stringify(json)).toBe(200);
   return { tenant, agentKey: json.result.data.secret };
+}
+
+/** `intents.get` with the admin key (the records are in a fresh tenant) → `{ record, events }`. */
+async function adminIntent(key: string) {
+  const { status, json } = await api.get("intents.get", { key }, stack().keys.admin);
+  expect(status, JSON.stringify(json)).toBe(200);
+  return json.result.data;
 }
 
 /** Signs in with the admin key (the tenant filter is an admin's) and opens `next`. */
@@ -62,7 +69,7 @@ test("the attention strip and the queue tab count the records waiting for a pers
   const { tenant, agentKey } = await freshTenant("attn");
   const seeder = new Seeder("attention", agentKey);
   const waiting = await seeder.call(stack().tools.tenants, "needs_human");
-  const createdAt = (await api.intent(waiting.key)).record.createdAtEpochMs as number;
+  const createdAt = (await adminIntent(waiting.key)).record.createdAtEpochMs as number;
 
   await loginAdmin(page, `/overview?tenant=${tenant}&range=1h`);
   const strip = page.getByRole("region", { name: "Needs attention" });
@@ -109,24 +116,26 @@ test("every way an UNKNOWN ended has its column and colour, 'other' included; at
   const tool = stack().tools.tenants;
   // A hang: UNKNOWN after the whole 500 ms timeout (p99 at the timeout: "timeout too close"), for a person.
   await seeder.call(tool, "needs_human", "hang");
-  // UNKNOWN, then an operator's resend that the remote refuses (400): settled without a resolution ("other").
-  const refused = await seeder.call(tool, "needs_human");
-  const { record } = await api.intent(refused.key);
-  await fault({ answer: 400, commit: false });
-  const resent = await api.post(
-    "queue.resolve",
+  // A keyed tool: the remote declines the charge under the key (a failed item, 402 stored) and the
+  // answer is lost (reset): UNKNOWN, then the probe finds the refusal — FAILED_NO_EFFECT without a
+  // resolution ("other").
+  const keyed = stack().tools.pages;
+  await fault({ commit: true, state: "failed", storedStatus: 402, answer: "reset" } as Fault);
+  const refused = await api.post(
+    "calls.execute",
     {
-      key: refused.key,
-      action: "resend_same_key",
-      note: "resend it",
-      expectedVersion: record.version,
-      operatorActionId: randomUUID(),
+      runId: seeder.runId,
+      stepId: "declined",
+      tool: keyed,
+      args: { order_id: `E2E-R-${seeder.runId.slice(-8)}`, amount: "49.90", currency: "EUR" },
+      budgetMs: 20_000,
     },
-    stack().keys.admin,
+    agentKey,
   );
-  expect(resent.status, JSON.stringify(resent.json)).toBe(200);
-  const after = (await api.intent(refused.key)).record;
-  expect(after).toMatchObject({ status: "FAILED_NO_EFFECT", needsHuman: false });
+  expect(refused.status, JSON.stringify(refused.json)).toBe(200);
+  expect(refused.json.result.data).toMatchObject({ status: "FAILED_NO_EFFECT", error: { code: "REJECTED" } });
+  const after = (await adminIntent(refused.json.result.data.idempotency_key)).record;
+  expect(after).toMatchObject({ status: "FAILED_NO_EFFECT", needsHuman: false, resolution: null });
 
   await page.setViewportSize({ width: 1280, height: 800 });
   await loginAdmin(page, `/overview?tenant=${tenant}&range=1h`);
@@ -142,14 +151,17 @@ test("every way an UNKNOWN ended has its column and colour, 'other' included; at
   ]) {
     await expect(table.getByRole("columnheader", { name: header, exact: true })).toBeVisible();
   }
-  const row = table.getByRole("row").filter({ hasText: tool });
-  await expect(row.getByTestId("calls")).toHaveText("2");
+  const manualRow = table.getByRole("row").filter({ hasText: tool });
+  await expect(manualRow.getByTestId("calls")).toHaveText("1");
+  await expect(manualRow.getByTestId("resolution-open")).toHaveText("1");
+  const row = table.getByRole("row").filter({ hasText: keyed });
+  await expect(row.getByTestId("calls")).toHaveText("1");
   await expect(row.getByTestId("unknown-share")).toHaveText("100.0%");
-  await expect(row.getByTestId("resolution-open")).toHaveText("1");
   await expect(row.getByTestId("resolution-other")).toHaveText("1");
+  await expect(row.getByTestId("resolution-absent_resent")).toHaveText("0");
   await expect(row.getByTestId("resolution-found")).toHaveText("0");
-  // The row's words agree with its figures: its bar names both categories, and never "no UNKNOWN".
-  await expect(row.getByRole("img", { name: /Resolution mix: 2 UNKNOWN: still open 1, other 1/ })).toBeVisible();
+  // The row's words agree with its figures: its bar names the category, and never "no UNKNOWN".
+  await expect(row.getByRole("img", { name: "Resolution mix: 1 UNKNOWN: other 1" })).toBeVisible();
   await expect(row).not.toContainText("no UNKNOWN");
   // Each category has its own colour (the legend's swatches).
   const colours = await page
@@ -160,7 +172,7 @@ test("every way an UNKNOWN ended has its column and colour, 'other' included; at
 
   // 1280 × 800: the overview's table fits, and its last column's warning is on screen.
   expect(await overflowOf(page, "Reliability per tool")).toBeLessThanOrEqual(1);
-  const flag = row.getByTestId("timeout-flag");
+  const flag = manualRow.getByTestId("timeout-flag");
   await expect(flag).toContainText("timeout too close");
   await flag.scrollIntoViewIfNeeded();
   const box = (await flag.boundingBox())!;

@@ -14,9 +14,9 @@ const col = createColumnHelper<ToolStats>();
 function Latency({ t, ratio }: { t: ToolStats; ratio: number }) {
   return (
     <span className="latency">
-      <span className="nowrap">
-        {formatDuration(t.latency.p50Ms)} / {formatDuration(t.latency.p95Ms)} / {formatDuration(t.latency.p99Ms)}
-      </span>{" "}
+      <span className="nowrap">{formatDuration(t.latency.p50Ms)} /</span>{" "}
+      <span className="nowrap">{formatDuration(t.latency.p95Ms)} /</span>{" "}
+      <span className="nowrap">{formatDuration(t.latency.p99Ms)}</span>{" "}
       <span className="nowrap small">of {formatDuration(t.timeoutMs)}</span>
       {t.timeoutNearLatency ? (
         <span className="flag block" data-testid="timeout-flag">
@@ -90,7 +90,7 @@ export function toolColumns(
         const v = c.getValue();
         return (
           <span
-            className={v && v > 0 ? "up" : v && v < 0 ? "down" : undefined}
+            className={`nowrap${v && v > 0 ? " up" : v && v < 0 ? " down" : ""}`}
             title={`previous period: ${formatShare(c.row.original.previous.unknownShare)} of ${countOf(c.row.original.previous.calls, "call")}`}
           >
             {formatShareChange(v)}
