@@ -103,7 +103,9 @@ afterAll(async () => {
 describe("tristate mcp: the bridge to the running service", () => {
   it("a call through the bridge is its key's tenant's, and HTTP /mcp with the same key replays it (one dedup scope); one effect", async () => {
     // No --url: the local service as `npm start` prints it, on PORT.
+    const spawned = performance.now();
     const { client } = await bridge(keys.acme, [], { PORT: String(port) });
+    console.log(`tristate mcp (bridge) spawned and initialized in ${Math.round(performance.now() - spawned)} ms`);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(["open_ticket", "open_ticket_flaky"]);
     const first = envelopeOf(await client.callTool({ name: "open_ticket", arguments: { subject: "bridged" } }));
@@ -148,7 +150,8 @@ describe("tristate mcp: the bridge to the running service", () => {
   }, 90_000);
 
   it("the service killed mid-call (the answer lost): the bridge repeats the same call once it is back; the agent gets the executor's envelope, one effect", async () => {
-    const { client } = await bridge(keys.acme, ["--url", service?.url ?? ""]);
+    // The bridge repeats for the call's budget: 60 s leaves room for a restart on a loaded machine.
+    const { client } = await bridge(keys.acme, ["--url", service?.url ?? ""], { TRISTATE_DEFAULT_BUDGET_MS: "60000" });
     desk.desk.answerDelayMs = 2000; // the desk commits, then answers: the service dies in between
     try {
       const call = client.callTool({ name: "open_ticket", arguments: { subject: "mid-call" } }, undefined, {
@@ -158,9 +161,13 @@ describe("tristate mcp: the bridge to the running service", () => {
       while (ticketsAbout("mid-call").length === 0 && Date.now() < committed)
         await new Promise((r) => setTimeout(r, 50));
       expect(ticketsAbout("mid-call")).toHaveLength(1);
+      const killedAt = performance.now();
       await service?.kill();
       await startService();
       const answer = envelopeOf(await call);
+      console.log(
+        `service killed mid-call: the bridge's repeat answered ${answer.status} (${answer.error?.code ?? "-"}) ${Math.round(performance.now() - killedAt)} ms after the kill (restart included)`,
+      );
       // The first attempt's record: still in flight (its lease) or reconciled by the probe — never sent again.
       expect(["SUCCEEDED", "UNKNOWN"]).toContain(answer.status);
       expect(ticketsAbout("mid-call")).toHaveLength(1);
