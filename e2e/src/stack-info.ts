@@ -49,6 +49,11 @@ export const TOOLS = {
   runsReverse: "runs_reverse",
   /** Unsafe without probes: the run page's step states and the record timeline (run-page.spec.ts). */
   runPage: "run_page_refund",
+  /**
+   * Keyed; its key probe reads a failed item as refused: a declined charge whose answer was lost ends
+   * FAILED_NO_EFFECT without a resolution — the overview's "other" (attention.spec.ts).
+   */
+  declined: "declined_refund",
   /** Keyed, a confirmation policy over 1,000.00 and a secret `reason`: the confirm page (confirm.spec.ts). */
   confirm: "confirmed_payout",
 } as const;

@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { AnyTool } from "@tristate/core";
+import { type AnyTool, callHttp, refusedUnderKey } from "@tristate/core";
 import { ApiKeyStore, createTestDatabase } from "@tristate/db";
 import { type FakeRemote, type Fault, refundTool, startFakeRemote } from "@tristate/executor/demo-remotes";
 import { readEnv } from "@tristate/executor/env";
@@ -58,6 +58,15 @@ function catalog(remote: FakeRemote): AnyTool[] {
       },
     }),
     keyed(TOOLS.runsReverse),
+    // Its key probe reads a failed item as the remote's refusal under the key (a declined charge).
+    refundTool(remote, {
+      name: TOOLS.declined,
+      probe: async (_args, ctx) => {
+        const url = `${remote.url}/effects?clientRef=${encodeURIComponent(ctx.clientRef)}`;
+        const item = ((await callHttp(ctx, { method: "GET", url })).body as { state?: string }[])[0] ?? null;
+        return item?.state === "failed" ? refusedUnderKey("the charge was declined", 402, item) : item;
+      },
+    }),
     refundTool(remote, {
       name: TOOLS.confirm,
       secretFields: ["reason"],

@@ -117,9 +117,9 @@ test("every way an UNKNOWN ended has its column and colour, 'other' included; at
   // A hang: UNKNOWN after the whole 500 ms timeout (p99 at the timeout: "timeout too close"), for a person.
   await seeder.call(tool, "needs_human", "hang");
   // A keyed tool: the remote declines the charge under the key (a failed item, 402 stored) and the
-  // answer is lost (reset): UNKNOWN, then the probe finds the refusal — FAILED_NO_EFFECT without a
-  // resolution ("other").
-  const keyed = stack().tools.pages;
+  // answer is lost (reset): UNKNOWN, then the key probe finds the refusal — FAILED_NO_EFFECT without
+  // a resolution ("other").
+  const keyed = stack().tools.declined;
   await fault({ commit: true, state: "failed", storedStatus: 402, answer: "reset" } as Fault);
   const refused = await api.post(
     "calls.execute",
