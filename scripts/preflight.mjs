@@ -1,11 +1,11 @@
 #!/usr/bin/env node
+import { spawnSync } from "node:child_process";
 // `npm test`'s first step: every prerequisite outside the clone is checked before any test runs, and a
 // missing one fails the run with the line that says what to install. Nothing is skipped for a missing
 // prerequisite: a test that cannot run is a failure, said here once instead of as hundreds of errors.
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { connect } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const LOCAL_TEST_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/test";
@@ -18,27 +18,22 @@ function postgresAddress() {
 }
 
 /**
- * Connects to the tests' admin URL with the db package's own `pg` and checks the user may create
- * databases. @returns a problem sentence, or null when the server is fit.
+ * Asks the db package's own check (it has `pg`) whether the tests' server is fit: connects to the admin
+ * URL and checks the user may create databases. @returns a problem sentence, or null when it is fit.
  */
-async function postgresProblem() {
-  const require = createRequire(join(fileURLToPath(import.meta.url), "..", "..", "packages", "db", "package.json"));
-  const { Client } = require("pg");
-  const client = new Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
-  try {
-    await client.connect();
-    const { rows } = await client.query(
-      "SELECT rolcreatedb OR rolsuper AS can FROM pg_roles WHERE rolname = current_user",
-    );
-    if (!rows[0]?.can) return `the user of ${redacted(adminUrl)} may not create databases (ALTER ROLE … CREATEDB)`;
-    return null;
-  } catch (error) {
-    const database = new URL(adminUrl).pathname.slice(1);
-    const hint = /does not exist/.test(String(error?.message)) ? ` (createdb -h <host> -U postgres ${database})` : "";
-    return `cannot connect to ${redacted(adminUrl)}: ${error?.message ?? error}${hint}`;
-  } finally {
-    await client.end().catch(() => {});
-  }
+function postgresProblem() {
+  const check = join(
+    dirname(fileURLToPath(import.meta.url)),
+    "..",
+    "packages",
+    "db",
+    "scripts",
+    "check-test-server.mjs",
+  );
+  const res = spawnSync(process.execPath, [check, adminUrl], { encoding: "utf8" });
+  return res.status === 0
+    ? null
+    : (res.stderr.trim() || res.stdout.trim() || `exit ${res.status}`).replaceAll(adminUrl, redacted(adminUrl));
 }
 
 /** The URL without its password, for messages. */
@@ -71,7 +66,7 @@ if (!(await reachable(pg))) {
       "TRISTATE_TEST_DATABASE_URL to a server the tests may create databases on.",
   );
 } else {
-  const problem = await postgresProblem();
+  const problem = postgresProblem();
   if (problem) problems.push(`PostgreSQL: ${problem}.`);
 }
 const chromium = process.env.E2E_CHROMIUM ?? "/usr/bin/chromium";
