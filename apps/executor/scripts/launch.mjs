@@ -29,5 +29,14 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     console.error("usage: node apps/executor/scripts/launch.mjs start|main");
     process.exit(2);
   }
+  // A signal before the service has its own handlers (while the database starts) ends the process at
+  // once, with exit code 0 — a stop that was asked for, not a failure for npm or pnpm to report;
+  // once the service has them (run-service.ts), they stop it gracefully and this one stands aside.
+  const stopWhileStarting = (signal) => {
+    if (process.listenerCount(signal) > 1) return;
+    process.stderr.write(`${signal} while starting: stopped\n`);
+    process.exit(0);
+  };
+  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, stopWhileStarting);
   await importBuilt(name);
 }

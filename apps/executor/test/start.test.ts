@@ -33,9 +33,10 @@ const RUNNER_FAILURE = /ELIFECYCLE|Command failed|npm (ERR!|error)|exited with s
 /**
  * Starts the executor's `start` script the way pnpm and npm run it (`sh -c "<script>"`, what `npm
  * start` ends in: the built service with the example remotes) in a process group of its own, as a
- * terminal's foreground job, on a fresh embedded database; resolves once it printed its URL.
+ * terminal's foreground job, on a fresh embedded database; resolves once its output matches `until`
+ * (by default: once it printed its URL).
  */
-async function startScript() {
+async function startScript(until = /Tristate executor at (\S+)/) {
   const scripts = JSON.parse(readFileSync(join(appDir, "package.json"), "utf8")).scripts as Record<string, string>;
   const dataDir = mkdtempSync(join(tmpdir(), "tristate-start-"));
   const remotes = [await freePort(), await freePort()];
@@ -62,7 +63,7 @@ async function startScript() {
     child.once("exit", (code, signal) => r({ code, signal })),
   );
   const deadline = Date.now() + 90_000;
-  while (!/Tristate executor at (\S+)/.test(out) && Date.now() < deadline && child.exitCode === null) {
+  while (!until.test(out) && Date.now() < deadline && child.exitCode === null) {
     await new Promise((r) => setTimeout(r, 100));
   }
   const url = /Tristate executor at (\S+)/.exec(out)?.[1];
@@ -113,15 +114,19 @@ it("the README's main command starts the built service on the embedded default w
 }, 120_000);
 
 describe("stopping `npm start`'s service: exit 0 (no package-manager failure), nothing left listening", () => {
-  for (const [signal, group] of [
-    ["SIGINT", true],
-    ["SIGTERM", false],
+  for (const [signal, group, starting] of [
+    ["SIGINT", true, false],
+    ["SIGTERM", false, false],
+    ["SIGINT", true, true],
   ] as const) {
-    it(`${signal} to ${group ? "the process group (Ctrl-C)" : "the script's process alone"}`, async () => {
-      const started = await startScript();
+    const whom = group ? "the process group (Ctrl-C)" : "the script's process alone";
+    it(`${signal} to ${whom}${starting ? " while the database starts" : ""}`, async () => {
+      const started = await startScript(starting ? /example mail service at/ : undefined);
       try {
-        expect(started.url, started.output()).toBeTruthy();
-        for (const port of started.ports) expect(await listening(port), `port ${port}`).toBe(true);
+        if (!starting) {
+          expect(started.url, started.output()).toBeTruthy();
+          for (const port of started.ports) expect(await listening(port), `port ${port}`).toBe(true);
+        }
         started.signal(signal, group);
         const { code, signal: killedBy } = await started.exited;
         expect({ code, killedBy }, started.output()).toEqual({ code: 0, killedBy: null });
