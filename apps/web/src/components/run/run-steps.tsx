@@ -14,11 +14,16 @@ import { StateBadge } from "./state-badge";
 
 type Row = Step<IntentSummary> & { order: number; tenant: string };
 
-/** A record's key as a short link (its first 8 characters; the whole key in its title and accessible name). */
+/**
+ * A record's key as a short link: its first 8 characters shown, the rest read by a screen reader, so the
+ * accessible name is the whole key and holds the visible text (axe's label-content-name-mismatch).
+ */
 function KeyLink({ recordKey }: { recordKey: string }) {
   return (
-    <TenantLink href={intentPath(recordKey)} className="mono small nowrap" title={recordKey} aria-label={recordKey}>
-      {recordKey.slice(0, 8)}…
+    <TenantLink href={intentPath(recordKey)} className="mono small nowrap" title={recordKey}>
+      {recordKey.slice(0, 8)}
+      <span className="visually-hidden">{recordKey.slice(8)}</span>
+      <span aria-hidden="true">…</span>
     </TenantLink>
   );
 }
