@@ -63,7 +63,7 @@ export function formatReport(report: ReplayReport): string {
         `${LABEL[a]}: matched ${t[a].matched}/${t[a].tasks} · duplicates ${t[a].duplicateEffects} · gaps ${t[a].gaps} · status lies ${t[a].statusLies}`,
     ),
     "",
-    `targets (Tristate): every probe-able task matched: ${yes(report.targets.probeableAllMatched)}; zero duplicate effects: ${yes(report.targets.zeroDuplicates)}; every unmatched task in the human queue: ${yes(report.targets.everyUnmatchedInHumanQueue)}; every aborted run correct: ${yes(report.targets.abortedRunsCorrect)}`,
+    targetsLine(report),
     ...abortLines(report.aborts),
   ];
   if (report.humanQueue.length) {
@@ -77,6 +77,34 @@ export function formatReport(report: ReplayReport): string {
 }
 
 const yes = (b: boolean) => (b ? "yes" : "NO");
+
+/**
+ * The probe-able tasks Tristate left unmatched whose run waits in the human queue on a refused resend
+ * (`RESEND_REFUSED`, rule 5f): an answer was lost, the probes found nothing, the same-key resend was
+ * refused by the domain (e.g. `retail-train-27`, whose ground truth refuses that very step), and as a
+ * refusal proves nothing about the original, a person decides while the rest of the plan waits.
+ * @returns task ids in report order.
+ */
+export function tasksWaitingOnRefusedResend(report: Pick<ReplayReport, "replayId" | "tasks" | "humanQueue">): string[] {
+  const refused = new Set(report.humanQueue.filter((i) => i.error?.code === "RESEND_REFUSED").map((i) => i.runId));
+  return report.tasks
+    .filter((r) => r.probeable && !r.scores.tristate.aborted && !r.scores.tristate.matched)
+    .filter((r) => refused.has(`${report.replayId}.${r.taskId}`))
+    .map((r) => r.taskId);
+}
+
+/**
+ * The targets line: each target `yes`/`NO`; a NO on "every probe-able task matched" names the tasks
+ * that wait on a refused resend in the human queue (not a duplicate, not a silent gap: rule 5f).
+ */
+export function targetsLine(report: Pick<ReplayReport, "replayId" | "tasks" | "humanQueue" | "targets">): string {
+  const t = report.targets;
+  const waiting = t.probeableAllMatched ? [] : tasksWaitingOnRefusedResend(report);
+  const why = waiting.length
+    ? ` (${waiting.length} waiting in the human queue on a refused resend, rule 5f: ${waiting.join(", ")})`
+    : "";
+  return `targets (Tristate): every probe-able task matched: ${yes(t.probeableAllMatched)}${why}; zero duplicate effects: ${yes(t.zeroDuplicates)}; every unmatched task in the human queue: ${yes(t.everyUnmatchedInHumanQueue)}; every aborted run correct: ${yes(t.abortedRunsCorrect)}`;
+}
 
 /** The abort fault's figures (Tristate only: the baselines have no run to abort), and its violations. */
 function abortLines(a: ReplayReport["aborts"]): string[] {
