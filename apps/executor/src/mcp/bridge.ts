@@ -6,7 +6,9 @@
  * key checked on every request. This process opens no database and holds no catalog.
  *
  * Messages pass through unchanged (the SDK's `StdioServerTransport` on one side, its
- * `StreamableHTTPClientTransport` on the other, bridge-link.ts). When a POST fails (bridge-failure.ts):
+ * `StreamableHTTPClientTransport` on the other, bridge-link.ts), but for a message holding a number
+ * JSON cannot hold exactly: it is answered -32602 naming the field, as HTTP `/mcp` answers it, and
+ * never forwarded (bridge-exact.ts). When a POST fails (bridge-failure.ts):
  * - the service forgot the session (404): a new session (the agent's own `initialize` parameters), and
  *   the same message again — the service had run nothing;
  * - the service is not reachable (nothing sent): the agent gets a JSON-RPC error naming the URL and
@@ -31,6 +33,7 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import pino, { type Logger } from "pino";
+import { exactLines } from "./bridge-exact.ts";
 import { noAnswerError, notReachableError, type RpcError, refusalError, sendFailureOf } from "./bridge-failure.ts";
 import { ServiceLink, SessionRefusedError } from "./bridge-link.ts";
 import { META_DEADLINE } from "./run-step.ts";
@@ -153,7 +156,13 @@ export async function runMcpBridge(options: BridgeOptions, io: StdioIo): Promise
     { level: options.logLevel, base: { service: "tristate-mcp" }, timestamp: pino.stdTimeFunctions.isoTime },
     pino.destination(2),
   );
-  const stdio = new StdioServerTransport(io.stdin as NodeJS.ReadStream, io.stdout as NodeJS.WriteStream);
+  // Lines holding a number JSON.parse would round are answered here, never forwarded (bridge-exact.ts).
+  const exact = exactLines((refusal) => {
+    logger.warn({ field: refusal.field }, "refused a message holding a number JSON cannot hold exactly");
+    if (refusal.request) bridge.toAgent(refusal.answer);
+  });
+  io.stdin.pipe(exact);
+  const stdio = new StdioServerTransport(exact as unknown as NodeJS.ReadStream, io.stdout as NodeJS.WriteStream);
   const bridge: Bridge = {
     options,
     logger,
