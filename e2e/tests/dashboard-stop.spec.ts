@@ -1,7 +1,7 @@
 /**
  * The dashboard's server stopped by Ctrl-C (SIGINT to the terminal's process group) or by a SIGTERM to
- * the script's process alone (a supervisor): the web app's `start` script, run as pnpm runs it
- * (`sh -c "<script>"`), ends with exit code 0 — not by the signal, which made pnpm print
+ * the script's process alone (a supervisor): the web app's `start` script and the root's `dashboard`
+ * script, run as pnpm runs them (`sh -c "<script>"`), end with exit code 0 — not by the signal, which made pnpm print
  * "ELIFECYCLE Command failed" — and nothing is left listening (issue 22 §6).
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -45,20 +45,26 @@ async function firstAnswer(url: string, child: ChildProcess, deadline: number): 
   return null;
 }
 
-for (const [signal, group] of [
-  ["SIGINT", true],
-  ["SIGTERM", false],
+const repoRoot = join(webDir, "..", "..");
+
+for (const [dir, script, signal, group] of [
+  [webDir, "start", "SIGINT", true],
+  [webDir, "start", "SIGTERM", false],
+  // `pnpm dashboard` from the repository's root: `pnpm --filter @tristate/web start` (a recursive run)
+  // reports "Command failed" on Ctrl-C whatever the script does.
+  [repoRoot, "dashboard", "SIGINT", true],
 ] as const) {
   const whom = group ? "its process group (Ctrl-C)" : "its process alone";
-  test(`the dashboard's start script stopped by ${signal} to ${whom}: exit 0, no pnpm failure, the port closed`, async ({
+  const name = dir === webDir ? "the dashboard's start script" : "the root's dashboard script";
+  test(`${name} stopped by ${signal} to ${whom}: exit 0, no pnpm failure, the port closed`, async ({
     request: _unused,
   }, testInfo) => {
     test.setTimeout(90_000);
-    const scripts = JSON.parse(readFileSync(join(webDir, "package.json"), "utf8")).scripts as Record<string, string>;
+    const scripts = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).scripts as Record<string, string>;
     const port = await freePort();
     const started = Date.now();
-    const child = spawn("sh", ["-c", scripts.start ?? ""], {
-      cwd: webDir,
+    const child = spawn("sh", ["-c", scripts[script] ?? ""], {
+      cwd: dir,
       detached: true,
       env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", EXECUTOR_URL: stack().executorUrl },
       stdio: ["ignore", "pipe", "pipe"],
