@@ -1,3 +1,4 @@
+import { textRuleBroken } from "@tristate/core";
 import type { IntentSummary } from "./intent-view.ts";
 import { QueryInputError } from "./query-input.ts";
 
@@ -9,9 +10,13 @@ export function encodeCursor(item: Pick<IntentSummary, "createdAtEpochMs" | "key
   return Buffer.from(JSON.stringify([item.createdAtEpochMs, item.key]), "utf8").toString("base64url");
 }
 
+/** The latest instant a JavaScript Date holds (ECMA-262: 8.64e15 ms from the epoch). */
+const MAX_DATE_EPOCH_MS = 8.64e15;
+
 /**
  * Reads a cursor of {@link encodeCursor}.
- * @throws QueryInputError (field `cursor`) when it is not one.
+ * @throws QueryInputError (field `cursor`) when it is not one — also a forged one whose time no Date
+ *   holds or whose key PostgreSQL could not take (NUL, a lone surrogate), which would fail the query.
  */
 export function decodeCursor(cursor: string): { createdAt: Date; key: string } {
   try {
@@ -21,7 +26,9 @@ export function decodeCursor(cursor: string): { createdAt: Date; key: string } {
       value.length === 2 &&
       Number.isInteger(value[0]) &&
       value[0] >= 0 &&
-      typeof value[1] === "string"
+      value[0] <= MAX_DATE_EPOCH_MS &&
+      typeof value[1] === "string" &&
+      textRuleBroken(value[1]) === null
     ) {
       return { createdAt: new Date(value[0] as number), key: value[1] };
     }

@@ -76,7 +76,10 @@ const MAX_DECIMAL_PLACES = 20;
 export function identitySearchForms(value: string): string[] {
   const nfc = value.normalize("NFC");
   const forms = [nfc, nfc.toUpperCase(), nfc.toLowerCase()];
-  if (DECIMAL_TEXT.test(nfc)) {
+  // A decimal with more places than canon.decimal stores is another number than any stored amount:
+  // its rounded forms would find records that do not hold it.
+  const significantPlaces = (nfc.split(".")[1] ?? "").replace(/0+$/, "").length;
+  if (DECIMAL_TEXT.test(nfc) && significantPlaces <= MAX_DECIMAL_PLACES) {
     const widest = canon.decimal(MAX_DECIMAL_PLACES)(nfc, "value");
     const fewest = widest.replace(/\.?0+$/, "").split(".")[1]?.length ?? 0;
     for (let places = fewest; places <= MAX_DECIMAL_PLACES; places++) forms.push(canon.decimal(places)(nfc, "value"));
