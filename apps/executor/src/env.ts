@@ -52,7 +52,11 @@ const schema = z.object({
    * (1000–3600000, default 60000), releasing its locks.
    */
   TRISTATE_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: ms(60_000, 1_000, 3_600_000),
-  /** Path of the tool catalog module (`tristate.config.ts`); absent: the built-in demo catalog. */
+  /**
+   * Path of the tool catalog (a module such as `tristate.config.ts`, or a `.json` file), relative to the
+   * working directory. Absent: `npm start` (start.ts) sets it to the repository's `tristate.config.ts`;
+   * the service started any other way serves an empty catalog (and logs so).
+   */
   TRISTATE_CONFIG: optionalString,
   /** Base URL of the payment service the example catalog (`tristate.config.ts`) calls. */
   TRISTATE_PAYMENTS_URL: z.preprocess(emptyAsUndefined, z.url().default("http://127.0.0.1:4201")),
