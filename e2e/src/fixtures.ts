@@ -10,7 +10,7 @@ const require = createRequire(import.meta.url);
 const e2eDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** Screenshots of each page, written by the tests (also attached to the test's report). */
 export const SCREENSHOTS_DIR = join(e2eDir, "screenshots");
-/** The README's screenshots (refreshed only with `E2E_UPDATE_DOCS_SCREENSHOTS=1`). */
+/** The screenshots shown in docs/dashboard.md (refreshed only with `E2E_UPDATE_DOCS_SCREENSHOTS=1`). */
 export const DOCS_SCREENSHOTS_DIR = join(e2eDir, "..", "docs", "screenshots");
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers of the executor API, walked by the tests
