@@ -13,7 +13,7 @@
 // unconditionally. Tests keep running the sources (vitest, tsx).
 import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../../..");
@@ -31,6 +31,9 @@ const PACKAGES = [
 
 /** Where the build records what it bundled (written last: its presence means a complete build). */
 export const BUILD_INFO = join(root, "apps/executor/dist/build-info.json");
+
+/** The repository's root (where build-info's paths start). */
+export const REPO_ROOT = root;
 
 /** How each package is bundled (entries, outdir and plugins added per package). */
 const ESBUILD_OPTIONS = {
@@ -118,7 +121,7 @@ function swapInto(from, to) {
 /**
  * Builds @tristate/core, @tristate/db and the executor into their `dist/` folders and writes
  * {@link BUILD_INFO}: the bundled sources (for the staleness check), the map from each entry's source
- * URL to its built URL (for hooks.mjs) and the chunks each executor entry imports (launch.mjs). Each
+ * to its build (paths from the repository's root, which may move or be mounted elsewhere; hooks.mjs) and the chunks each executor entry imports (launch.mjs). Each
  * package is built into a temporary folder and renamed into place, so a process starting meanwhile
  * never sees half a build.
  * @returns the build's duration in ms.
@@ -145,7 +148,7 @@ export async function build() {
       });
       for (const input of Object.keys(result.metafile.inputs)) inputs.add(join(root, input));
       for (const [name, source] of Object.entries(entries)) {
-        entryMap[pathToFileURL(source).href] = pathToFileURL(join(root, pkg.dir, "dist", `${name}.js`)).href;
+        entryMap[relative(root, source)] = join(pkg.dir, "dist", `${name}.js`);
       }
       if (pkg.dir === "apps/executor") preload = chunksImportedBy(result.metafile, out);
     }

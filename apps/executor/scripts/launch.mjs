@@ -3,10 +3,10 @@
 // `node apps/executor/scripts/launch.mjs start` (what `npm start` runs), `… main` (the service alone).
 // The `tristate` command (bin/tristate.mjs) loads `cli` the same way.
 import { register } from "node:module";
-import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { register as registerTsx } from "tsx/esm/api";
-import { ensureBuilt } from "./build.mjs";
+import { ensureBuilt, REPO_ROOT } from "./build.mjs";
 
 /**
  * Imports the built entry `name` (start, main, cli, or a package.json export's name) of the executor,
@@ -19,7 +19,11 @@ export async function importBuilt(name) {
   const { entries, preload } = await ensureBuilt();
   for (const chunk of preload[name] ?? []) await import(new URL(`../dist/${chunk}`, import.meta.url).href);
   registerTsx();
-  register("./hooks.mjs", import.meta.url, { data: { entries } });
+  const urls = Object.entries(entries).map(([source, built]) => [
+    pathToFileURL(join(REPO_ROOT, source)).href,
+    pathToFileURL(join(REPO_ROOT, built)).href,
+  ]);
+  register("./hooks.mjs", import.meta.url, { data: { entries: Object.fromEntries(urls) } });
   return import(new URL(`../dist/${name}.js`, import.meta.url).href);
 }
 
