@@ -29,6 +29,13 @@ describe("classifySearch", () => {
   });
   it("builds paths with the value encoded", () => {
     expect(runPath("run 7/a")).toBe("/runs/run%207%2Fa");
+    // Dot segments: a URL would resolve /runs/.. to / (and /runs/. to /runs/): the id goes in the query.
+    for (const id of [".", "..", "a/b?c#d", "%2e%2e", "100%"]) {
+      const url = new URL(runPath(id), "http://dashboard.invalid/");
+      const segment = decodeURIComponent(url.pathname.slice("/runs/".length));
+      expect(url.pathname.startsWith("/runs/"), id).toBe(true);
+      expect(segment === " " ? url.searchParams.get("id") : segment, id).toBe(id);
+    }
     expect(intentPath("ab")).toBe("/intents/ab");
     expect(identityPath("A-1182 & co")).toBe("/identity?value=A-1182+%26+co");
     expect(identityPath("A-1182", "abc")).toBe("/identity?value=A-1182&cursor=abc");

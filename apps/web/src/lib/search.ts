@@ -46,8 +46,20 @@ export function runOrIdentityPath(value: string, found: { run: boolean; identity
   return found.run && !found.identity ? runPath(value) : identityPath(value);
 }
 
-/** The page for a run id. */
+/**
+ * The path segment of the run page whose id is in `?id=` ({@link runPath}): a space, which no run id
+ * holds (ids are printable ASCII without spaces), so it never names a run itself.
+ */
+export const RUN_ID_IN_QUERY = " ";
+
+/**
+ * The page for a run id: `/runs/<id, encoded>`; for the ids `.` and `..`, which a URL path reads as
+ * dot segments ("%2e" too: the browser would open `/runs` or `/`), `/runs/%20?id=<id>`.
+ */
 export function runPath(runId: string): string {
+  if (runId === "." || runId === "..") {
+    return `/runs/${encodeURIComponent(RUN_ID_IN_QUERY)}?${new URLSearchParams({ id: runId }).toString()}`;
+  }
   return `/runs/${encodeURIComponent(runId)}`;
 }
 
