@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // `pnpm --filter @tristate/e2e test` (and so `npm test`): builds the web app when its build is missing
 // or older than its sources, then runs Playwright with Debian's Chromium. Extra arguments go to
-// `playwright test` (e.g. `-- tests/queue.spec.ts`).
+// `playwright test` (e.g. `tests/queue.spec.ts`; not after `--`, which makes Playwright run every spec).
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildWebIfStale } from "../../apps/web/scripts/build-if-stale.mjs";
 
 const e2eDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 const root = join(e2eDir, "..");
@@ -25,24 +26,8 @@ if (!existsSync(chromium)) {
   process.exit(1);
 }
 
-/** Newest modification time (ms) of the web app's sources (not its build or dependencies). */
-function newestSource(dir) {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if ([".next", "node_modules", ".turbo"].includes(entry.name) || entry.name.endsWith(".tsbuildinfo")) continue;
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-const buildId = join(webDir, ".next", "BUILD_ID");
-const stale = !existsSync(buildId) || statSync(buildId).mtimeMs < newestSource(webDir);
-if (stale || process.env.E2E_REBUILD === "1") {
-  console.log("e2e: building the web app (pnpm --filter @tristate/web build)");
-  const build = spawnSync("pnpm", ["--filter", "@tristate/web", "build"], { cwd: root, stdio: "inherit" });
-  if (build.status !== 0) process.exit(build.status ?? 1);
-}
+const status = buildWebIfStale({ label: "e2e", force: process.env.E2E_REBUILD === "1" });
+if (status !== 0) process.exit(status);
 
 const playwright = join(e2eDir, "node_modules", "@playwright", "test", "cli.js");
 const res = spawnSync(process.execPath, [playwright, "test", ...process.argv.slice(2)], {
