@@ -44,6 +44,39 @@ test("the record page offers the queue's actions with the same confirmation when
   expect(human[0].data).toMatchObject({ action: "confirm_no_effect", actor: names.operator, note });
 });
 
+test("the record page, when someone else settled the record meanwhile, names who did with the request id and refetches the record", async ({
+  page,
+}) => {
+  const { tools, names } = stack();
+  const seeder = new Seeder("record-actions-conflict");
+  const rec = await seeder.call(tools.record, "needs_human");
+
+  await login(page, "operator2", `/intents/${rec.key}`);
+  const actions = page.getByRole("region", { name: "Queue actions" });
+  await actions.getByRole("button", { name: "Confirm it did not happen" }).click();
+  const dialog = page.getByRole("dialog");
+  const reason = "bo: nothing in the PSP for this order";
+  await dialog.getByLabel("Reason").fill(reason);
+
+  // Someone else settles it through the API while the dialog is open (the page holds the old version).
+  await seeder.resolve(rec.key, "confirm_effect", "ana: refund visible in the PSP");
+  await dialog.getByRole("button", { name: "Confirm", exact: true }).click();
+
+  const alert = dialog.getByRole("alert");
+  await expect(alert).toContainText(`already resolved by ${names.operator}`);
+  await expect(alert.getByTestId("request-id")).toContainText(/Request id: \S+/);
+  await expect(dialog.getByLabel("Reason")).toHaveValue(reason);
+  // Behind the dialog the record is read again: the settled status, no actions offered.
+  await expect(page.getByTestId("status")).toContainText(/SUCCEEDED/);
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(actions).toBeHidden();
+  await expect(page.getByRole("region", { name: "Record" })).not.toContainText("waiting for a person");
+  const detail = await api.intent(rec.key);
+  expect(detail.record).toMatchObject({ status: "SUCCEEDED", needsHuman: false });
+  expect(detail.events.filter((e: Json) => e.type === "human_action")).toHaveLength(1);
+});
+
 test("an operator aborts a run from the run page and reads the abort report", async ({ page }, testInfo) => {
   const { tools, names } = stack();
   const seeder = new Seeder("run-abort");

@@ -166,11 +166,12 @@ export function IntentView({ intentKey, traceUrlTemplate }: { intentKey: string;
         </dl>
       </section>
       <div aria-live="polite">{announcement ? <p className="notice">{announcement}</p> : null}</div>
-      {canOperate && record.needsHuman ? (
+      {canOperate ? (
         <RecordActions
           recordKey={record.key}
           tool={record.tool}
           tenant={tenant.selectable ? record.tenant : undefined}
+          needsHuman={record.needsHuman}
           onDone={(message) => {
             setAnnouncement(message);
             void intent.refetch();

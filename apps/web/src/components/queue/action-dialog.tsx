@@ -47,7 +47,7 @@ export function ActionDialog({
   const submitting = useRef(false);
   const [operatorActionId] = useState(() => crypto.randomUUID());
   const [reason, setReason] = useState("");
-  const [winner, setWinner] = useState<Winner | null>(null);
+  const [winner, setWinner] = useState<{ winner: Winner; error: unknown } | null>(null);
   const [failure, setFailure] = useState<{ message: string; error: unknown } | null>(null);
   const titleId = useId();
   const reasonId = useId();
@@ -63,6 +63,16 @@ export function ActionDialog({
 
   const refused = action === "resend_same_key" && !item.resendAllowed;
 
+  /** After any answer (done or refused as stale): the queue, its tab count, the record and the audit refetch. */
+  function refetchAfterAction() {
+    return Promise.all([
+      queryClient.invalidateQueries({ queryKey: trpc.queue.list.queryKey() }),
+      queryClient.invalidateQueries({ queryKey: trpc.stats.attention.queryKey() }),
+      queryClient.invalidateQueries({ queryKey: trpc.intents.get.queryKey({ key: item.key }) }),
+      queryClient.invalidateQueries({ queryKey: trpc.audit.list.queryKey() }),
+    ]);
+  }
+
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (submitting.current || winner || refused || !reason.trim()) return;
@@ -76,11 +86,7 @@ export function ActionDialog({
         expectedVersion: item.version,
         operatorActionId,
       });
-      await Promise.all([
-        queryClient.invalidateQueries({ queryKey: trpc.queue.list.queryKey() }),
-        queryClient.invalidateQueries({ queryKey: trpc.intents.get.queryKey({ key: item.key }) }),
-        queryClient.invalidateQueries({ queryKey: trpc.audit.list.queryKey() }),
-      ]);
+      await refetchAfterAction();
       onDone(
         `${actionLabel(action)}: record ${item.key} is now ${res.record.status}${res.replayed ? " (already done by this same action)" : ""}.`,
       );
@@ -88,8 +94,8 @@ export function ActionDialog({
       const data = error instanceof TRPCClientError ? error.data : undefined;
       const w = winnerOf(data);
       if (w) {
-        setWinner(w);
-        void queryClient.invalidateQueries({ queryKey: trpc.queue.list.queryKey() });
+        setWinner({ winner: w, error });
+        void refetchAfterAction();
       } else setFailure({ message: error instanceof Error ? error.message : String(error), error });
     } finally {
       submitting.current = false;
@@ -158,9 +164,10 @@ export function ActionDialog({
         />
         {winner ? (
           <div role="alert" className="error">
-            This record was already resolved by {winner.actor}
-            {winner.by === "operator" ? ` (${winner.action})` : ""} at <Time epochMs={winner.at} />
-            {winner.note ? `: “${winner.note}”` : ""}. Nothing was changed; your reason is kept above.
+            This record was already resolved by {winner.winner.actor}
+            {winner.winner.by === "operator" ? ` (${winner.winner.action})` : ""} at <Time epochMs={winner.winner.at} />
+            {winner.winner.note ? `: “${winner.winner.note}”` : ""}. Nothing was changed; your reason is kept above.
+            <RequestIdLine error={winner.error} />
           </div>
         ) : null}
         {failure ? (
