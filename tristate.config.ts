@@ -29,7 +29,8 @@ export default defineCatalog((env) => {
     name: "send_email",
     description: "E-mail a customer using a template. Cannot be undone: send it last.",
     kind: "unsafe",
-    args: z.object({
+    // Strict: a misspelt key (`templat_id`) is refused naming it, never dropped.
+    args: z.strictObject({
       to: z.email(),
       template_id: z.string().min(1),
       order_id: z.string().min(1).optional(),

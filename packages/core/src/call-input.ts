@@ -70,9 +70,12 @@ export function invalidArgs(name: string, issue: { field: string; rule: string }
   });
 }
 
-/** The first zod issue as `{ field, rule }` (field as a dot path). */
+/**
+ * The zod issue to report as `{ field, rule }` (field as a dot path): an unknown key first, else the
+ * first issue — a misspelt `order_idd` names the unknown key, not only the `order_id` it leaves missing.
+ */
 export function zodIssue(error: ZodError): { field: string; rule: string } {
-  const issue = error.issues[0];
+  const issue = error.issues.find((i) => i.code === "unrecognized_keys") ?? error.issues[0];
   if (!issue) return { field: "args", rule: "are invalid" };
   const field = issue.path.length ? issue.path.map(String).join(".") : "args";
   return { field, rule: issue.message };

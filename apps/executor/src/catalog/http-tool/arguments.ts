@@ -3,7 +3,7 @@
  * object or a list of fields), and turned into the zod schema the executor validates calls with.
  */
 import { type ZodType, z } from "zod";
-import { unknownFieldError } from "../../unknown-keys.ts";
+import { unknownFieldError, unknownKeysError } from "../../unknown-keys.ts";
 import { CatalogError } from "../catalog-error.ts";
 import { fieldListSchema, objectArgsSchema, type propertySchema } from "../declaration/schema.ts";
 import { catalogErrorOf } from "./issues.ts";
@@ -11,7 +11,11 @@ import { catalogErrorOf } from "./issues.ts";
 /** One declared argument field, with whether it is required. */
 export type Property = z.infer<typeof propertySchema> & { required: boolean };
 
-/** Declared argument fields; `strict` refuses undeclared ones (`additionalProperties: false`). */
+/**
+ * Declared argument fields; `strict` refuses undeclared ones. Strict unless the JSON Schema form
+ * says `additionalProperties: true` (issue 22: a misspelt `reasn` was dropped, the refund sent without
+ * its reason); the list form is always strict.
+ */
 export interface Args {
   /** The fields by name, in declaration order. */
   fields: Map<string, Property>;
@@ -35,7 +39,7 @@ export function parseArgs(tool: string, raw: unknown): Args {
       const { name, ...rest } = f;
       out.set(name, rest);
     }
-    return { fields: out, strict: false };
+    return { fields: out, strict: true };
   }
   const parsed = objectArgsSchema.safeParse(raw, { error: unknownFieldError });
   if (!parsed.success) throw catalogErrorOf(tool, parsed.error, raw, ["args"]);
@@ -45,7 +49,7 @@ export function parseArgs(tool: string, raw: unknown): Args {
   for (const [name, p] of Object.entries(parsed.data.properties)) {
     out.set(name, { ...p, required: parsed.data.required.includes(name) });
   }
-  return { fields: out, strict: parsed.data.additionalProperties === false };
+  return { fields: out, strict: parsed.data.additionalProperties !== true };
 }
 
 /** Values that would make a whole path segment `.`, `..` or empty (see `fillUrl`). */
@@ -53,7 +57,8 @@ const DOT_SEGMENT = /^\.{0,2}$/;
 
 /**
  * The zod schema of the declared arguments (it also yields the JSON Schema of `tools.list`): an
- * object of the declared fields, optional ones `.optional()`, strict when `additionalProperties: false`.
+ * object of the declared fields, optional ones `.optional()`; when `args.strict`, an undeclared key is
+ * refused (`unknown key "reasn"; allowed keys: order_id, …`, JSON Schema `additionalProperties: false`).
  * @param segmentFields fields that are a whole path segment of a URL: `.`, `..` and `""` are refused
  *   there (they would change the path), so such a call fails validation with the field named.
  */
@@ -72,8 +77,8 @@ export function argsSchema(
     if (p.description) schema = schema.describe(p.description);
     shape[name] = p.required ? schema : schema.optional();
   }
-  const object = z.object(shape);
-  return (args.strict ? object.strict() : object) as unknown as ZodType<Record<string, unknown>>;
+  const object = args.strict ? z.strictObject(shape, { error: unknownKeysError }) : z.object(shape);
+  return object as unknown as ZodType<Record<string, unknown>>;
 }
 
 function fieldSchema(p: Property): ZodType {
