@@ -178,4 +178,16 @@ describe("each fault on the example remote", () => {
     expect((await post(r, "k2")).status).toBe(201);
     expect(r.effects).toHaveLength(2);
   });
+
+  it("POST /__faults with an Origin header (a web page) is 403 naming why, and the faults stay", async () => {
+    const r = await remoteWith("504-after-commit");
+    const page = await fetch(`${r.url}/__faults`, {
+      method: "POST",
+      body: "off",
+      headers: { origin: "http://evil.example", "content-type": "text/plain" },
+    });
+    expect(page.status).toBe(403);
+    expect(((await page.json()) as { error: string }).error).toMatch(/Origin header/);
+    expect((await post(r, "k1")).status).toBe(504);
+  });
 });

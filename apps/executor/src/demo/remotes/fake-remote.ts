@@ -17,7 +17,8 @@ import { listenLoopback } from "./loopback-server.ts";
  * `GET /effects?clientRef=<key>` (key probe) and `GET /effects/search?<field>=<value>&since=<epoch ms>`
  * (identity probe). Faults are queued per POST and consumed in order; with `randomFaults` (the
  * `TRISTATE_DEMO_FAULTS` switch), a POST with no queued fault draws one at the switch's rates, and
- * `POST /__faults` with a switch value as its body (e.g. `on`, `off`, `lag=0.2`) changes the rates.
+ * `POST /__faults` with a switch value as its body (e.g. `on`, `off`, `lag=0.2`) changes the rates;
+ * one carrying an `Origin` header (a browser's page) is refused with 403.
  */
 export interface FakeRemoteOptions {
   /** The remote dedupes by `Idempotency-Key`. @default true */
@@ -278,7 +279,12 @@ export async function startFakeRemote(options: FakeRemoteOptions = {}): Promise<
         remotePort: req.socket.remotePort,
         key: (req.headers["idempotency-key"] as string | undefined) ?? null,
       });
-      if (req.method === "POST" && url.pathname === "/__faults") {
+      if (req.method === "POST" && url.pathname === "/__faults" && req.headers.origin !== undefined) {
+        // A browser sends Origin with every cross-origin POST: no web page may switch the faults (curl sends none).
+        send(res, 403, {
+          error: "POST /__faults refused: the request carries an Origin header (a web page); use curl",
+        });
+      } else if (req.method === "POST" && url.pathname === "/__faults") {
         try {
           const rates = parseDemoFaults(Buffer.concat(chunks).toString("utf8"));
           pick = demoFaultPicker(rates, options.randomFaults?.seed ?? null);
