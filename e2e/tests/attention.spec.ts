@@ -172,6 +172,15 @@ test("every way an UNKNOWN ended has its column and colour, 'other' included; at
 
   // 1280 × 800: the overview's table fits, and its last column's warning is on screen.
   expect(await overflowOf(page, "Reliability per tool")).toBeLessThanOrEqual(1);
+  // Tool names wrap (after '.' or '_') instead of being cut: each shows whole, nothing hidden.
+  for (const [r, name] of [
+    [manualRow, tool],
+    [row, keyed],
+  ] as const) {
+    const cell = r.getByTestId("tool-name");
+    await expect(cell).toHaveText(name);
+    expect(await cell.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+  }
   const flag = manualRow.getByTestId("timeout-flag");
   await expect(flag).toContainText("timeout too close");
   await flag.scrollIntoViewIfNeeded();

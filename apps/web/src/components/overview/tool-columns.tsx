@@ -1,6 +1,7 @@
 "use client";
 
 import { type ColumnDef, createColumnHelper } from "@tanstack/react-table";
+import { Fragment, type ReactNode } from "react";
 import { ResolutionBar } from "~/components/charts";
 import type { Columns } from "~/components/data-table";
 import { TenantLink } from "~/components/tenant-filter";
@@ -57,8 +58,23 @@ function resolutionColumns(window: { fromEpochMs: number; toEpochMs: number }): 
   );
 }
 
+/** A tool name with a line-break opportunity after each '.' and '_' (`airline.update_reservation`). */
+function breakAfterSeparators(name: string): ReactNode[] {
+  let at = 0;
+  return name.split(/(?<=[._])/).map((part) => {
+    const start = at;
+    at += part.length;
+    return (
+      <Fragment key={start}>
+        {start ? <wbr /> : null}
+        {part}
+      </Fragment>
+    );
+  });
+}
+
 /**
- * The overview table's columns: the tool (long names truncated, the whole name in its title), calls,
+ * The overview table's columns: the tool (long names wrap after a '.' or '_', never cut), calls,
  * the UNKNOWN share and its change, the mix bar, one column per way an UNKNOWN ended (grouped under
  * one header), compensations, stale PENDING and latency against the timeout. `onOpen` opens a
  * segment's records (the mix bar's click).
@@ -71,8 +87,8 @@ export function toolColumns(
     col.accessor("tool", {
       header: "Tool",
       cell: (c) => (
-        <strong className="clip" title={c.getValue()}>
-          {c.getValue()}
+        <strong className="tool-name" data-testid="tool-name">
+          {breakAfterSeparators(c.getValue())}
         </strong>
       ),
     }),
