@@ -69,3 +69,25 @@ test("every page passes axe-core with no serious or critical violations, and is 
   await page.goto("/audit");
   await check("audit", page.getByRole("table", { name: "Audit log" }));
 });
+
+test("the runs and records lists hydrate without a console error (no React #418: the server's 'now' is the browser's first)", async ({
+  page,
+}) => {
+  await new Seeder("hydrate-lists").call(stack().tools.record, "succeeded");
+  await login(page, "operator", "/queue");
+  for (const path of ["/runs", "/intents"]) {
+    const errors: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(m.text());
+    });
+    page.on("pageerror", (e) => errors.push(e.message));
+    // A full load (server HTML, then hydration), several times: a clock read twice differs by a second now and then.
+    for (let i = 0; i < 3; i++) {
+      await page.goto(path);
+      await page.waitForLoadState("networkidle");
+    }
+    expect(errors, `${path} console errors`).toEqual([]);
+    page.removeAllListeners("console");
+    page.removeAllListeners("pageerror");
+  }
+});

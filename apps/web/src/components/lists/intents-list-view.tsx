@@ -45,12 +45,19 @@ const INTENTS_PARAMS: Record<string, ParamRule> = {
  * Intent records filtered by the URL (tool — a substring of the name —, status, resolution, from,
  * to); the overview's links land here. Parameters the page cannot use are named, with the rule.
  */
-export function IntentsListView({ params }: { params: Record<string, string> }) {
+export function IntentsListView({
+  params,
+  initialNowEpochMs,
+}: {
+  params: Record<string, string>;
+  /** The server's clock when it rendered the page (epoch ms), so the first render matches its HTML. */
+  initialNowEpochMs: number;
+}) {
   const live = useLiveInterval();
   const trpc = useTRPC();
   const router = useRouter();
   const tenant = useTenantFilter();
-  const [now] = useState(() => Date.now());
+  const [now] = useState(initialNowEpochMs);
   const problems = checkParams(params, INTENTS_PARAMS);
   const span = parseListWindow(params, now);
   const tool = toolFilter(params.tool);

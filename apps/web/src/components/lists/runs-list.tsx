@@ -123,11 +123,19 @@ const columns: Columns<RunSummary> = [
  * a tool name), keyset pages by `?cursor=` — all in the URL. One filter form (time range, status, tool,
  * one Apply) — a plain GET form, so it works before hydration; a new filter starts at the newest runs. Parameters the page cannot use are named above the list, with the rule.
  */
-export function RunsList({ params }: { params: Record<string, string> }) {
+export function RunsList({
+  params,
+  initialNowEpochMs,
+}: {
+  params: Record<string, string>;
+  /** The server's clock when it rendered the page (epoch ms): "now" for the default window, the same on
+   * the server and in the browser's first render, so the hydrated HTML matches (React #418 otherwise). */
+  initialNowEpochMs: number;
+}) {
   const live = useLiveInterval();
   const trpc = useTRPC();
   const tenant = useTenantFilter();
-  const [now] = useState(() => Date.now());
+  const [now] = useState(initialNowEpochMs);
   const tooWide = checkMaxWindow(params, now, MAX_RUNS_WINDOW_MS);
   const problems = [...checkParams(params, RUNS_PARAMS), ...(tooWide ? [tooWide] : [])];
   const status = isRunStatus(params.status) ? params.status : undefined;

@@ -5,5 +5,5 @@ import { firstValues, type SearchParams } from "~/lib/search-params";
 export const metadata: Metadata = { title: "Intent records" };
 
 export default async function IntentsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  return <IntentsListView params={firstValues(await searchParams)} />;
+  return <IntentsListView params={firstValues(await searchParams)} initialNowEpochMs={Date.now()} />;
 }

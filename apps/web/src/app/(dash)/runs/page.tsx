@@ -13,7 +13,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
         start, duration, tools, UNKNOWNs and steps waiting for a person. A run's page shows its steps in order; to open
         a run by its id, type the id in Search at the top.
       </p>
-      <RunsList params={firstValues(await searchParams)} />
+      <RunsList params={firstValues(await searchParams)} initialNowEpochMs={Date.now()} />
     </>
   );
 }
