@@ -45,6 +45,8 @@ export const RETRY_SPACING_MS = 500;
 const MAX_REOPENS_PER_REQUEST = 3;
 /** How long ending the session on the service (`DELETE /mcp`) may take at the end, ms. */
 const CLOSE_TIMEOUT_MS = 1000;
+/** Past the latest deadline of the requests in flight at end of input, how long their answers are awaited, ms. */
+const DRAIN_GRACE_MS = 1000;
 
 /** What the bridge needs to know. */
 export interface BridgeOptions {
@@ -67,6 +69,8 @@ interface Bridge {
   toAgent(message: JSONRPCMessage): void;
   /** Requests the agent cancelled: not repeated. */
   cancelled: Set<RequestId>;
+  /** Requests being relayed: each one's relay and the time until which it may be repeated (epoch ms). */
+  inflight: Set<{ relay: Promise<void>; until: number }>;
   closing: boolean;
 }
 
@@ -85,10 +89,8 @@ function answerError(bridge: Bridge, id: RequestId, error: RpcError): void {
 }
 
 /** Sends one request of the agent until it is answered or must be answered with an error (header). */
-async function relayRequest(bridge: Bridge, request: JSONRPCRequest): Promise<void> {
+async function relayRequest(bridge: Bridge, request: JSONRPCRequest, arrived: number, until: number): Promise<void> {
   const { endpoint } = bridge.options;
-  const arrived = Date.now();
-  const until = repeatUntil(bridge, request, arrived);
   /** Why an earlier attempt's answer was lost: set once the request may have reached the service. */
   let lost: string | undefined;
   let reopens = 0;
@@ -103,6 +105,10 @@ async function relayRequest(bridge: Bridge, request: JSONRPCRequest): Promise<vo
       await transport.send(request);
       return;
     } catch (error) {
+      if (bridge.closing) {
+        bridge.logger.warn({ id: request.id }, "end of input: the request was abandoned before its answer came");
+        return;
+      }
       if (error instanceof SessionRefusedError) {
         const message = `the Tristate service at ${endpoint.href} refused a new session: ${error.message}`;
         return answerError(bridge, request.id, { code: error.code, message });
@@ -146,8 +152,24 @@ async function relayOther(bridge: Bridge, message: JSONRPCMessage): Promise<void
 }
 
 /**
+ * At end of input (`printf '<request>\n' | tristate mcp`): waits for the answers of the requests in
+ * flight, at most until the latest of their deadlines plus {@link DRAIN_GRACE_MS}.
+ */
+async function drain(bridge: Bridge): Promise<void> {
+  if (bridge.inflight.size === 0) return;
+  const latest = Math.max(...[...bridge.inflight].map((e) => e.until));
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, latest - Date.now()) + DRAIN_GRACE_MS);
+  });
+  await Promise.race([Promise.all([...bridge.inflight].map((e) => e.relay)), bound]);
+  clearTimeout(timer);
+}
+
+/**
  * Relays stdin/stdout to the service until stdin ends (or SIGTERM/SIGINT), then ends the session on
- * the service. Calls still running there run to their outcome (the executor never stops a call its
+ * the service; at end of input the answers of requests in flight are awaited first (bounded by their
+ * deadlines), so a piped request is answered. Calls still running there run to their outcome (the executor never stops a call its
  * client left); a repeat answers it.
  * @returns the exit code: 0.
  */
@@ -171,29 +193,35 @@ export async function runMcpBridge(options: BridgeOptions, io: StdioIo): Promise
       if (!bridge.closing) stdio.send(message).catch((error) => logger.warn({ err: error }, "stdout failed"));
     },
     cancelled: new Set(),
+    inflight: new Set(),
     closing: false,
   };
   stdio.onmessage = (message) => {
     // Each message on its own: a call waiting for its answer never holds up the next one.
-    void (isJSONRPCRequest(message) ? relayRequest(bridge, message) : relayOther(bridge, message)).catch(
-      (error: unknown) => {
-        logger.error({ err: error }, "relaying a message failed");
-        if (isJSONRPCRequest(message)) {
-          answerError(bridge, message.id, { code: ErrorCode.InternalError, message: "tristate mcp: internal error" });
-        }
-      },
-    );
+    const failed = (error: unknown) => {
+      logger.error({ err: error }, "relaying a message failed");
+      if (isJSONRPCRequest(message)) {
+        answerError(bridge, message.id, { code: ErrorCode.InternalError, message: "tristate mcp: internal error" });
+      }
+    };
+    if (!isJSONRPCRequest(message)) return void relayOther(bridge, message).catch(failed);
+    const arrived = Date.now();
+    const entry = { relay: Promise.resolve(), until: repeatUntil(bridge, message, arrived) };
+    entry.relay = relayRequest(bridge, message, arrived, entry.until)
+      .catch(failed)
+      .finally(() => bridge.inflight.delete(entry));
+    bridge.inflight.add(entry);
   };
   stdio.onerror = (error) => logger.warn({ err: error }, "a message on stdin is not JSON-RPC");
-  const ended = new Promise<void>((resolve) => {
-    io.stdin.on("end", resolve);
-    io.stdin.on("close", resolve);
-    process.once("SIGTERM", resolve);
-    process.once("SIGINT", resolve);
+  const ended = new Promise<"input" | "signal">((resolve) => {
+    io.stdin.on("end", () => resolve("input"));
+    io.stdin.on("close", () => resolve("input"));
+    process.once("SIGTERM", () => resolve("signal"));
+    process.once("SIGINT", () => resolve("signal"));
   });
   await stdio.start();
   logger.info({ endpoint: options.endpoint.href }, "tristate mcp relaying stdio to the service");
-  await ended;
+  if ((await ended) === "input") await drain(bridge);
   bridge.closing = true;
   await bridge.link.close(CLOSE_TIMEOUT_MS);
   await stdio.close();
