@@ -91,3 +91,28 @@ test("the runs and records lists hydrate without a console error (no React #418:
     page.removeAllListeners("pageerror");
   }
 });
+
+test("at 1280 px the header is one row: navigation, search, tenant and who is signed in", async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  for (const role of ["admin", "operator"] as const) {
+    // The admin's header holds the tenant picker (a select), the operator's its tenant's name.
+    await page.goto("/login?next=%2Foverview");
+    await page.waitForLoadState("networkidle");
+    await page.getByLabel("API key").fill(stack().keys[role]);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/overview/);
+    const header = page.locator("header.topbar");
+    await expect(header.getByRole("button", { name: "Sign out" })).toBeVisible();
+    await page.waitForLoadState("networkidle");
+    const rows = await header.evaluate((el) => {
+      const boxes = [...el.children].map((c) => c.getBoundingClientRect());
+      // One row: every part overlaps every other vertically (a wrapped part starts below another's bottom).
+      const oneRow = Math.max(...boxes.map((b) => b.top)) < Math.min(...boxes.map((b) => b.bottom));
+      return { oneRow, tops: boxes.map((b) => Math.round(b.top)), overflow: el.scrollWidth - el.clientWidth };
+    });
+    expect(rows.oneRow, `${role}: header parts' tops ${rows.tops.join(", ")}`).toBe(true);
+    expect(rows.overflow).toBeLessThanOrEqual(0);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(/\/login/);
+  }
+});
