@@ -58,6 +58,6 @@ it("the demo's calls end in all three outcomes, and its UNKNOWNs are reconciled 
   expect(byStatus.UNKNOWN ?? 0).toBe(byResolution.needs_human ?? 0);
   // The records add up, and the report's guarantees hold under these faults.
   expect(Object.values(byStatus).reduce((a, b) => a + b, 0)).toBe(Number(statuses![1]));
-  expect(out).toMatch(/Tristate: matched \d+\/40 · duplicates 0 · gaps \d+ · status lies 0/);
+  expect(out).toMatch(/Tristate: matched \d+\/40 · duplicates 0 · gaps 0 · \d+ waiting for a person · status lies 0/);
   expect(out).toContain("zero duplicate effects: yes; every unmatched task in the human queue: yes");
 }, 240_000);

@@ -112,7 +112,8 @@ const MAIN_ID = ["order_id", "reservation_id", "user_id"] as const;
 function describeCall(domain: DomainName, tool: string, args: TauArgs): string {
   const id = MAIN_ID.find((f) => typeof args[f] === "string");
   const target = id ? ` ${id.replace("_id", "")} ${String(args[id])}` : "";
-  return `${domain} ${tool}${target}${args.tenant ? ` (tenant ${args.tenant})` : ""}`;
+  // `tenant` is the τ-bench task whose copy of the domain data the call works on, not a Tristate tenant.
+  return `${domain} ${tool}${target}${args.tenant ? ` (task ${args.tenant})` : ""}`;
 }
 
 /** The reservation id of a booking's result (the tool's output is the reservation as JSON). */

@@ -4,6 +4,18 @@ import type { ReplayReport } from "./replay.ts";
 
 const pct = (n: number, d: number) => (d === 0 ? "–" : `${((100 * n) / d).toFixed(1)}%`);
 
+/** A rate or weight as people write it: `0.22`, never `0.22000000000000003` (float noise). */
+const decimal = (n: number) => String(Number(n.toFixed(6)));
+
+/**
+ * The headline's gaps: Tristate's silent ones (nobody told) apart from those waiting for a person in
+ * its queue (`gaps 0 · 1 waiting for a person`); a baseline has no queue, so all its gaps count.
+ */
+function gapsText(t: ReplayReport["totals"][(typeof AGENTS)[number]], agent: (typeof AGENTS)[number]): string {
+  if (agent !== "tristate") return `gaps ${t.gaps}`;
+  return `gaps ${t.silentGaps} · ${t.gapsWaitingForPerson} waiting for a person`;
+}
+
 const LABEL = { tristate: "Tristate", retry_any: "retry on any error", never_retry: "never retry" } as const;
 
 /** Formats the totals side by side, the targets and the human queue. */
@@ -47,10 +59,10 @@ export function formatReport(report: ReplayReport): string {
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
   const o = report.options;
   const mix = Object.entries(o.faultMix)
-    .map(([k, w]) => `${k}=${w}`)
+    .map(([k, w]) => `${k}=${decimal(w)}`)
     .join(",");
   const out = [
-    `τ-bench replay ${report.replayId}: ${o.tasks} tasks, fault rate ${o.faultRate} on write requests (mix ${mix}; lag ${o.lagMs} ms answered ${o.lagResponse}, hang ${o.hangMs} ms), seed ${o.seed}, concurrency ${o.concurrency}`,
+    `τ-bench replay ${report.replayId}: ${o.tasks} tasks, fault rate ${decimal(o.faultRate)} on write requests (mix ${mix}; lag ${o.lagMs} ms answered ${o.lagResponse}, hang ${o.hangMs} ms), seed ${o.seed}, concurrency ${o.concurrency}`,
     `settle windows declared: ${formatSettle(o.settleMs)}`,
     `executor database: ${report.database}; ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}; ${(report.durationMs / 1000).toFixed(1)} s`,
     "",
@@ -60,7 +72,7 @@ export function formatReport(report: ReplayReport): string {
     "",
     ...AGENTS.map(
       (a) =>
-        `${LABEL[a]}: matched ${t[a].matched}/${t[a].tasks} · duplicates ${t[a].duplicateEffects} · gaps ${t[a].gaps} · status lies ${t[a].statusLies}`,
+        `${LABEL[a]}: matched ${t[a].matched}/${t[a].tasks} · duplicates ${t[a].duplicateEffects} · ${gapsText(t[a], a)} · status lies ${t[a].statusLies}`,
     ),
     "",
     targetsLine(report),

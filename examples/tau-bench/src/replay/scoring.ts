@@ -256,6 +256,10 @@ export interface AgentTotals {
   tasksWithDuplicates: number;
   gaps: number;
   tasksWithGaps: number;
+  /** Gaps in tasks with no record in the human queue: nobody was told (Tristate's target: 0). */
+  silentGaps: number;
+  /** Gaps in tasks with a record in the human queue: waiting for a person, not silent. */
+  gapsWaitingForPerson: number;
   writeCalls: number;
   ambiguousCalls: number;
   resolutions: Record<string, number>;
@@ -292,6 +296,8 @@ export function totalsOf(agent: AgentName, scores: readonly TaskScore[]): AgentT
     tasksWithDuplicates: mine.filter((s) => s.duplicates > 0).length,
     gaps: mine.reduce((n, s) => n + s.gaps, 0),
     tasksWithGaps: mine.filter((s) => s.gaps > 0).length,
+    silentGaps: mine.filter((s) => s.humanQueueItems === 0).reduce((n, s) => n + s.gaps, 0),
+    gapsWaitingForPerson: mine.filter((s) => s.humanQueueItems > 0).reduce((n, s) => n + s.gaps, 0),
     writeCalls: mine.reduce((n, s) => n + s.writeCalls, 0),
     ambiguousCalls: mine.reduce((n, s) => n + s.ambiguousCalls, 0),
     resolutions,
