@@ -266,4 +266,22 @@ test("the sign-in field hides the key unless asked; the runs page has one filter
   await form.getByRole("button", { name: "Apply" }).click();
   await expect(page).toHaveURL(/range=6h/);
   await expect(page).toHaveURL(/status=completed/);
+
+  // The records page too: one form (time range, tool, status, resolution), one Apply.
+  await page.goto("/intents");
+  await expect(main.locator("form")).toHaveCount(1);
+  const records = page.getByRole("form", { name: "Filter the records" });
+  await expect(records.getByRole("button")).toHaveCount(1);
+  await records.getByLabel("Time range").selectOption("1h");
+  await records.getByLabel("Status").selectOption("SUCCEEDED");
+  await records.getByLabel("Resolution").selectOption("found");
+  await records.getByRole("button", { name: "Apply" }).click();
+  await expect(page).toHaveURL(/range=1h/);
+  await expect(page).toHaveURL(/status=SUCCEEDED/);
+  await expect(page).toHaveURL(/resolution=found/);
+  // The chosen filters stay in the form, and the URL raises no parameter problem.
+  await expect(records.getByLabel("Time range")).toHaveValue("1h");
+  await expect(records.getByLabel("Status")).toHaveValue("SUCCEEDED");
+  await expect(page.getByText("is not a parameter")).toHaveCount(0);
+  await expect(page.getByText(/must be one of/)).toHaveCount(0);
 });

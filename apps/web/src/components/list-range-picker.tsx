@@ -74,22 +74,3 @@ export function WindowText({
     </span>
   );
 }
-
-/**
- * The time range of a list page as a plain GET form (works before hydration): {@link RangeFields}
- * and Apply. Other parameters are kept, except the page cursor (a new window starts at its newest
- * records); `what` starts the window's description.
- */
-export function ListRangePicker({ path, ...props }: RangeFieldsProps & { path: string }) {
-  const kept = Object.entries(props.params).filter(([k]) => !["range", "from", "to", "cursor"].includes(k));
-  return (
-    <form method="get" action={path} className="toolbar">
-      {kept.map(([k, v]) => (
-        <input key={k} type="hidden" name={k} value={v} />
-      ))}
-      <RangeFields {...props} />
-      <button type="submit">Apply</button>
-      <WindowText window={props.window} {...(props.what !== undefined ? { what: props.what } : {})} />
-    </form>
-  );
-}

@@ -13,6 +13,11 @@ describe("checkParams (issue 14: bad URL parameters were silently ignored)", () 
     ]);
   });
 
+  it("range=custom (a filter form's 'From the link' choice, the window in from/to) is no problem", () => {
+    expect(checkParams({ range: "custom", from: "1764547200000", to: "1764550800000" }, RULES)).toEqual([]);
+    expect(checkParams({ range: "Custom" }, RULES)).toHaveLength(1);
+  });
+
   it("a window that ends before it starts, an unknown parameter, a tool filter too long", () => {
     expect(checkParams({ from: "2000", to: "1000" }, RULES)).toEqual([
       { param: "to", value: "1000", rule: "must be after from" },

@@ -47,7 +47,10 @@ function ruleBroken(rule: ParamRule, value: string): string | null {
         ? null
         : "must be a time in epoch milliseconds (digits only, e.g. 1764547200000)";
     case "preset":
-      return Object.hasOwn(RANGE_PRESETS, value) ? null : `must be one of ${Object.keys(RANGE_PRESETS).join(", ")}`;
+      // "custom": the filter form's "From the link" choice, the window being the URL's from/to.
+      return Object.hasOwn(RANGE_PRESETS, value) || value === "custom"
+        ? null
+        : `must be one of ${Object.keys(RANGE_PRESETS).join(", ")}`;
     case "text":
       return value.trim().length > rule.maxLength ? `must be at most ${rule.maxLength} characters` : null;
     case "any":

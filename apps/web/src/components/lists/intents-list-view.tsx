@@ -2,17 +2,15 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { DataTable } from "~/components/data-table";
-import { ListRangePicker } from "~/components/list-range-picker";
+import { RangeFields, WindowText } from "~/components/list-range-picker";
 import { useLiveInterval } from "~/components/live-refresh";
 import { ParamProblems } from "~/components/param-problems";
 import { ErrorState, Loading, NoResults } from "~/components/states";
 import { useTenantFilter, withTenantColumn } from "~/components/tenant-filter";
 import { everyMember } from "~/lib/every-member";
-import { intentListHref } from "~/lib/intent-filters";
-import { isPreset, parseListWindow } from "~/lib/time-range";
+import { parseListWindow } from "~/lib/time-range";
 import { TOOL_FILTER_LABEL, TOOL_FILTER_MAX_LENGTH, toolFilter } from "~/lib/tool-filter";
 import { COMMON_PARAMS, checkParams, type ParamRule, withoutProblems } from "~/lib/url-params";
 import { useTRPC } from "~/trpc/react";
@@ -55,7 +53,6 @@ export function IntentsListView({
 }) {
   const live = useLiveInterval();
   const trpc = useTRPC();
-  const router = useRouter();
   const tenant = useTenantFilter();
   const [now] = useState(initialNowEpochMs);
   const problems = checkParams(params, INTENTS_PARAMS);
@@ -91,25 +88,19 @@ export function IntentsListView({
     return tenant.href(`/intents${search ? `?${search}` : ""}`);
   };
 
-  function apply(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const preset = isPreset(params.range) ? params.range : undefined;
-    const href = intentListHref({
-      tool: String(form.get("tool") ?? "").trim(),
-      status: String(form.get("status") ?? ""),
-      resolution: String(form.get("resolution") ?? ""),
-      ...(!preset && base.fromEpochMs !== undefined ? { fromEpochMs: base.fromEpochMs } : {}),
-      ...(!preset && base.toEpochMs !== undefined ? { toEpochMs: base.toEpochMs } : {}),
-    });
-    router.push(tenant.href(preset ? `${href}${href.includes("?") ? "&" : "?"}range=${preset}` : href));
-  }
-
   return (
     <>
       <h1>Intent records</h1>
       <ParamProblems problems={problems} path="/intents" kept={withoutProblems(params, problems)} />
-      <form className="toolbar" onSubmit={apply} key={JSON.stringify(params)}>
+      <form
+        method="get"
+        action="/intents"
+        className="toolbar"
+        key={JSON.stringify(params)}
+        aria-label="Filter the records"
+      >
+        {tenant.tenant !== undefined ? <input type="hidden" name="tenant" value={tenant.tenant} /> : null}
+        <RangeFields params={params} window={span} />
         <label className="field">
           <span>{TOOL_FILTER_LABEL}</span>
           <input name="tool" defaultValue={params.tool ?? ""} maxLength={TOOL_FILTER_MAX_LENGTH} />
@@ -134,9 +125,9 @@ export function IntentsListView({
             ))}
           </select>
         </label>
-        <button type="submit">Filter</button>
+        <button type="submit">Apply</button>
+        <WindowText window={span} />
       </form>
-      <ListRangePicker path="/intents" params={params} window={span} />
       {error ? <ErrorState error={error} title="Could not load the records" /> : null}
       {pending ? <Loading what="records" /> : null}
       {!pending && !error && items.length === 0 ? <NoResults>No intent record matches these filters.</NoResults> : null}
