@@ -108,7 +108,17 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
     // another port in the same process (the demo's "or a free port when taken").
     await db.close().catch(() => {});
     await telemetry.shutdown().catch(() => {});
-    throw error;
+    if ((error as { code?: string }).code !== "EADDRINUSE") throw error;
+    // The bare `listen EADDRINUSE` named no setting; the code stays for callers that retry elsewhere.
+    throw Object.assign(
+      new Error(
+        `${env.HOST}:${env.PORT} is in use (another Tristate?): set PORT=<a free port> or stop the other process`,
+        {
+          cause: error,
+        },
+      ),
+      { code: "EADDRINUSE" },
+    );
   }
   // After listening: a start that failed must not make (and lose) the first admin key.
   let firstAdminKey: string | null = null;

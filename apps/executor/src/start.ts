@@ -8,7 +8,8 @@
  */
 import { resolve } from "node:path";
 import { REPO_ROOT } from "@tristate/db";
-import { DEMO_FAULTS_ON, demoFaultsFromEnv, describeDemoFaults, startFakeRemote } from "./demo/remotes/index.ts";
+import { startExampleRemotes } from "./demo/example-remotes.ts";
+import { DEMO_FAULTS_ON, demoFaultsFromEnv, describeDemoFaults } from "./demo/remotes/index.ts";
 import { readEnv } from "./env.ts";
 import { runService } from "./run-service.ts";
 
@@ -19,15 +20,8 @@ async function start(): Promise<void> {
   const env = readEnv(source);
   if (!ownCatalog) {
     const randomFaults = demoFaultsFromEnv(source);
-    for (const [name, url] of [
-      ["payments", env.TRISTATE_PAYMENTS_URL],
-      ["mail", env.TRISTATE_MAIL_URL],
-    ] as const) {
-      const { hostname, port } = new URL(url);
-      if (hostname !== "127.0.0.1" && hostname !== "localhost") continue; // a real service: not ours to start
-      await startFakeRemote({ port: Number(port), honorsKey: name === "payments", randomFaults });
-      process.stdout.write(`example ${name} service at ${url}\n`);
-    }
+    const { lines } = await startExampleRemotes(source, env, randomFaults);
+    for (const line of lines) process.stdout.write(`${line}\n`);
     process.stdout.write(
       `example services' faults (TRISTATE_DEMO_FAULTS): ${describeDemoFaults(randomFaults.rates)}${
         Object.keys(randomFaults.rates).length
