@@ -32,8 +32,17 @@ export function runStatusLabel(status: RunStatus): string {
     case "aborted":
       return "aborted";
     case "needs_attention":
-      return "needs attention";
+      return "needs a person or reconciling";
   }
+}
+
+/**
+ * A run's status in the runs list, in the run page's badge words: a run that needs attention "needs a
+ * person" while a record of it waits in the human queue, else it is "reconciling" an UNKNOWN.
+ */
+export function runRowStatusLabel(run: Pick<RunSummary, "status" | "needsHumanCount">): string {
+  if (run.status !== "needs_attention") return runStatusLabel(run.status);
+  return run.needsHumanCount > 0 ? "needs a person" : "reconciling";
 }
 
 /** A run's duration as the runs page shows it: "–" for a run with no call yet (only a declared plan). */

@@ -66,6 +66,9 @@ describe("formatClock, matchOwners, eventFacts", () => {
     expect(matchOwners({ why: "text only" })).toEqual([]);
   });
   it("puts an event's main facts on its line", () => {
+    expect(eventFacts("conflict", { refusedKey: "ab12" })).toBe(
+      "same run and step, other arguments: refused · refused key ab12",
+    );
     expect(eventFacts("outcome", { outcome: "UNKNOWN", code: "READ_TIMEOUT", durationMs: 5 })).toBe(
       "UNKNOWN · READ_TIMEOUT",
     );

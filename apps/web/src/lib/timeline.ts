@@ -112,6 +112,12 @@ export function eventFacts(type: string, data: Record<string, unknown>): string 
       return join(text("attempt") && `attempt ${text("attempt")}`, text("reason"));
     case "human_action":
       return join(text("action"));
+    case "conflict":
+      // The same run and step asked again with other arguments (rule 4): refused, this record kept.
+      return join(
+        "same run and step, other arguments: refused",
+        text("refusedKey") && `refused key ${text("refusedKey")}`,
+      );
     default:
       return join(text("code"), text("outcome"), text("reason"));
   }

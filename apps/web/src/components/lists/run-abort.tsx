@@ -129,6 +129,7 @@ export function RunAbort({
       // The step table shows the abort's new states (compensations, resolutions, the human queue) at once.
       await queryClient.invalidateQueries(trpc.runs.get.pathFilter());
       void queryClient.invalidateQueries(trpc.queue.list.pathFilter());
+      void queryClient.invalidateQueries(trpc.stats.attention.pathFilter());
       void queryClient.invalidateQueries(trpc.runs.list.pathFilter());
       void queryClient.invalidateQueries(trpc.audit.list.pathFilter());
       void queryClient.invalidateQueries(trpc.intents.pathFilter());

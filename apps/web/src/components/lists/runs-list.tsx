@@ -18,6 +18,7 @@ import {
   RUN_STATUSES,
   type RunSummary,
   runDurationLabel,
+  runRowStatusLabel,
   runStatusLabel,
 } from "~/lib/run-summary";
 import { runPath } from "~/lib/search";
@@ -69,7 +70,7 @@ const columns: Columns<RunSummary> = [
     header: "Status",
     cell: (c) => (
       <>
-        <span data-status={c.getValue()}>{runStatusLabel(c.getValue())}</span>
+        <span data-status={c.getValue()}>{runRowStatusLabel(c.row.original)}</span>
         {/* Aborted (rule 13) with a step still in flight or waiting for a person: its status says open or attention. */}
         {c.row.original.abortedAtEpochMs !== null && c.getValue() !== "aborted" ? (
           <span className="muted small" data-testid="run-aborted-flag">

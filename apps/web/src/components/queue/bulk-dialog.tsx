@@ -87,6 +87,7 @@ export function BulkDialog({
     setBusy(false);
     await Promise.all([
       queryClient.invalidateQueries({ queryKey: trpc.queue.list.queryKey() }),
+      queryClient.invalidateQueries({ queryKey: trpc.stats.attention.queryKey() }),
       queryClient.invalidateQueries({ queryKey: trpc.audit.list.queryKey() }),
     ]);
     const done = Object.values(next).filter((o) => o.kind === "done").length;
