@@ -1,9 +1,11 @@
 /**
  * The replay report's wording (`pnpm demo`, `pnpm tau:replay`; issue 22): the fault rate and mix as
  * decimals people write (0.22, never 0.22000000000000003), and Tristate's headline keeps a gap that
- * waits for a person in its queue apart from silent gaps (`gaps 0 · 1 waiting for a person`).
+ * waits for a person in its queue apart from silent gaps (`gaps 0 · 1 waiting for a person`); a
+ * call's description names the τ-bench task whose data it works on, not a "tenant" the dashboard lacks.
  */
 import { describe, expect, it } from "vitest";
+import { tauBenchTools } from "../src/catalog/tools.ts";
 import type { ReplayReport } from "../src/replay/index.ts";
 import { formatReport } from "../src/replay/report.ts";
 import { type TaskScore, totalsOf } from "../src/replay/scoring.ts";
@@ -80,5 +82,14 @@ describe("formatReport wording", () => {
   it("totalsOf splits the gaps by whether the task has a record in the human queue", () => {
     const t = totalsOf("tristate", [score("tristate", 2, 1), score("tristate", 1, 0)]);
     expect(t).toMatchObject({ gaps: 3, silentGaps: 1, gapsWaitingForPerson: 2 });
+  });
+});
+
+describe("a call's description (the queue line)", () => {
+  it("names the task whose copy of the data the call works on", () => {
+    const tools = tauBenchTools({ baseUrl: "http://127.0.0.1:1", timing: "unbounded" });
+    const tool = tools.find((t) => t.name === "retail.cancel_pending_order");
+    const text = tool?.describe?.({ order_id: "#W1", reason: "no longer needed", tenant: "retail-train-27" } as never);
+    expect(text).toBe("retail cancel_pending_order order #W1 (task retail-train-27)");
   });
 });
