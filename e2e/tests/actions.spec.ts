@@ -85,8 +85,10 @@ test("an operator aborts a run from the run page and reads the abort report", as
 
   await login(page, "operator", `/runs/${seeder.runId}`);
   await expect(page.getByRole("table", { name: "Steps", exact: true })).toBeVisible();
-  await page.getByRole("button", { name: "Abort run" }).click();
+  // Every step has settled: the abort undoes them, and says so.
+  await page.getByRole("button", { name: "Undo run…" }).click();
   const dialog = page.getByRole("dialog");
+  await expect(dialog.getByRole("heading")).toHaveText(`Undo run ${seeder.runId}?`);
   await dialog.getByLabel("Reason").fill("customer cancelled the whole order");
   await dialog.getByRole("button", { name: "Confirm abort" }).click();
   await expect(dialog).toBeHidden();
@@ -158,7 +160,7 @@ test("an operator aborts a run from the run page and reads the abort report", as
   const vpage = await viewer.newPage();
   await login(vpage, "viewer", `/runs/${seeder.runId}`);
   await expect(vpage.getByRole("table", { name: "Steps", exact: true })).toBeVisible();
-  await expect(vpage.getByRole("button", { name: "Abort run" })).toHaveCount(0);
+  await expect(vpage.getByRole("button", { name: /^(Abort|Undo) run/ })).toHaveCount(0);
   await expect(vpage.getByRole("region", { name: "Run aborted" }).getByTestId("run-aborted-by")).toHaveText(
     names.operator,
   );

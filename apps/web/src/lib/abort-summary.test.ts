@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { abortGroup, abortUnavailable, operatorAbortSummary } from "./abort-summary";
+import { abortGroup, abortLabel, abortUnavailable, operatorAbortSummary } from "./abort-summary";
 import { countOf } from "./format";
 
 describe("operatorAbortSummary (issue 14: the agent's wording was shown to operators)", () => {
@@ -72,5 +72,16 @@ describe("countOf", () => {
   it("says 1 step, 2 steps, 0 steps", () => {
     expect([0, 1, 2].map((n) => countOf(n, "step"))).toEqual(["0 steps", "1 step", "2 steps"]);
     expect(countOf(1, "call")).toBe("1 call");
+  });
+});
+
+describe("abortLabel (issue 22: 'Abort run' was offered on a completed run)", () => {
+  const step = (status: string, stepId = "s1", needsHuman = false) => ({ stepId, status, needsHuman });
+  it("a run whose every step settled is undone, not aborted; one in flight or waiting is aborted", () => {
+    expect(abortLabel([step("SUCCEEDED"), step("FAILED_NO_EFFECT", "s2")])).toBe("Undo run…");
+    expect(abortLabel([step("SUCCEEDED"), step("PENDING", "s2")])).toBe("Abort run");
+    expect(abortLabel([step("UNKNOWN", "s1", true)])).toBe("Abort run");
+    expect(abortLabel([step("SUCCEEDED"), step("SUCCEEDED", "compensate:s1")])).toBe("Abort run");
+    expect(abortLabel([])).toBe("Abort run");
   });
 });

@@ -96,3 +96,13 @@ export function abortUnavailable(records: RunRecordState[], report?: { complete:
   if (aborted && !unsettled) return "This run was already aborted: nothing is left to undo.";
   return null;
 }
+
+/**
+ * The run page's abort button: "Undo run…" when every step of a run not yet aborted has settled
+ * (an abort then compensates every confirmed effect — rule 13's saga, intended), else "Abort run".
+ */
+export function abortLabel(records: RunRecordState[]): "Abort run" | "Undo run…" {
+  const aborted = records.some((r) => r.stepId.startsWith("compensate:") || r.stepId.startsWith("correct:"));
+  const settled = records.every((r) => !r.needsHuman && (r.status === "SUCCEEDED" || r.status === "FAILED_NO_EFFECT"));
+  return records.length > 0 && settled && !aborted ? "Undo run…" : "Abort run";
+}

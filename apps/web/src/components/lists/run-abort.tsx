@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { RequestIdLine } from "~/components/states";
 import { StatusBadge } from "~/components/status-badge";
-import { abortUnavailable, operatorAbortSummary, type RunRecordState } from "~/lib/abort-summary";
+import { abortLabel, abortUnavailable, operatorAbortSummary, type RunRecordState } from "~/lib/abort-summary";
 import { useTRPC } from "~/trpc/react";
 import type { RouterOutputs } from "~/trpc/types";
 
@@ -139,6 +139,7 @@ export function RunAbort({
   }
 
   const unavailable = abortUnavailable(records, abort.data);
+  const label = abortLabel(records);
   return (
     <>
       <div className="actions">
@@ -157,13 +158,15 @@ export function RunAbort({
             setOpen(true);
           }}
         >
-          Abort run
+          {label}
         </button>
       </div>
       {open ? (
         <dialog ref={dialogRef} aria-labelledby={titleId} onClose={() => setOpen(false)}>
           <form onSubmit={submit}>
-            <h2 id={titleId}>Abort run {runId}?</h2>
+            <h2 id={titleId}>
+              {label === "Undo run…" ? "Undo" : "Abort"} run {runId}?
+            </h2>
             <p>
               Unsettled calls of this run are reconciled first; then every confirmed effect is undone by its
               compensation, latest step first (each a tool call of its own). Irreversible effects are corrected or put
