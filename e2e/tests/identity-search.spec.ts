@@ -85,6 +85,33 @@ test("an order id typed in the search box lists its records across tools, with t
   await expect(page).toHaveURL(new RegExp(`/runs/${seeder.runId}`));
 });
 
+test("a value not held as typed is found with a '#' added, and a sentence by its id-like word, saying what matched", async ({
+  page,
+}) => {
+  const { tools } = stack();
+  const id = `W${randomUUID().replace(/\D/g, "").slice(0, 7).padEnd(7, "1")}`;
+  const order = `A-${randomUUID().replace(/\D/g, "").slice(0, 5).padEnd(5, "2")}`;
+  const mine = await freshTenant("ids-alt");
+  const seeder = new Seeder("identity-alt", mine.agentKey);
+  const hashed = await seeder.call(tools.trace, "succeeded", "504", { order_id: `#${id}` });
+  const plain = await seeder.call(tools.trace, "succeeded", "504", { order_id: order });
+
+  await loginAdmin(page, `/runs?tenant=${mine.tenant}`);
+  const search = page.getByLabel("Search");
+  await search.fill(id);
+  await search.press("Enter");
+  await expect(page).toHaveURL(/\/identity\?value=%23W\d+&asked=W\d+/);
+  await expect(page.getByTestId("search-matched")).toHaveText(`No record holds “${id}” as typed; these hold “#${id}”.`);
+  const table = page.getByRole("table", { name: "Records by identity" });
+  await expect(table).toContainText(hashed.key);
+
+  await page.getByLabel("Search").fill(`what happened to order ${order}?`);
+  await page.getByLabel("Search").press("Enter");
+  await expect(page.getByRole("heading", { level: 1 })).toContainText(`“${order}”`);
+  await expect(page.getByTestId("search-matched")).toContainText(`what happened to order ${order}?`);
+  await expect(page.getByRole("table", { name: "Records by identity" })).toContainText(plain.key);
+});
+
 test("without JavaScript, /search sends an order id to its records", async ({ browser }) => {
   const { tools } = stack();
   const order = `B-${randomUUID().slice(0, 6).toUpperCase()}`;

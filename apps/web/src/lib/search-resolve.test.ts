@@ -38,12 +38,29 @@ describe("resolveSearch: the search box's precedence", () => {
     expect(await resolve("A-1182", world(w).lookups)).toEqual({ path: "/identity?value=A-1182" });
     expect(await resolve("nothing-7", world(w).lookups)).toEqual({ path: "/identity?value=nothing-7" });
   });
-  it("a value that cannot be a run id asks nothing; empty is nothing; too long says why", async () => {
+  it("a value that cannot be a run id asks only about identities; empty is nothing; too long says why", async () => {
     const w = world({});
     expect(await resolve("Café 12", w.lookups)).toEqual({ path: "/identity?value=Caf%C3%A9+12" });
-    expect(w.asked).toEqual([]);
+    expect(w.asked).toEqual(["identity:Café 12"]);
     expect(await resolve("  ", w.lookups)).toBeNull();
     expect(await resolve("x".repeat(201), w.lookups)).toMatchObject({ message: expect.stringMatching(/200/) });
+  });
+  it("nothing found as typed: the value with '#' added or removed, then a sentence's id-like words, saying what was typed", async () => {
+    expect(await resolve("W5199551", world({ values: ["#W5199551"] }).lookups)).toEqual({
+      path: "/identity?value=%23W5199551&asked=W5199551",
+    });
+    expect(await resolve("#A-1182", world({ values: ["A-1182"] }).lookups)).toEqual({
+      path: "/identity?value=A-1182&asked=%23A-1182",
+    });
+    const sentence = world({ values: ["A-1182"] });
+    expect(await resolve("what happened to order A-1182?", sentence.lookups)).toEqual({
+      path: `/identity?${new URLSearchParams({ value: "A-1182", asked: "what happened to order A-1182?" })}`,
+    });
+    // The exact value held: no alternative is asked; none held: the exact value's (empty) page.
+    const exact = world({ values: ["W5199551", "#W5199551"] });
+    expect(await resolve("W5199551", exact.lookups)).toEqual({ path: "/identity?value=W5199551" });
+    expect(exact.asked).not.toContain("identity:#W5199551");
+    expect(await resolve("order Z-99?", world({}).lookups)).toEqual({ path: "/identity?value=order+Z-99%3F" });
   });
   it("a failing lookup is thrown to the caller (the box says the search failed)", async () => {
     const { lookups } = world({});

@@ -1,6 +1,6 @@
 import type { AppRouter } from "@tristate/executor/router";
 import { type TRPCClient, TRPCClientError } from "@trpc/client";
-import { identityPath, intentPath, runOrIdentityPath, type SearchTarget } from "./search";
+import { identityAlternatives, identityPath, intentPath, runOrIdentityPath, type SearchTarget } from "./search";
 
 /** What the search needs to ask the executor (the box uses the browser's client, `/search` the server's). */
 export interface SearchLookups {
@@ -17,8 +17,9 @@ export interface SearchLookups {
 /**
  * Where a search leads, by precedence: an idempotency key, then a trace id (its first record); a
  * run that exists when no record's identity holds the value; otherwise the records whose identity
- * holds it (that page links the run when both match). `null` for an empty search; `message` when the
- * text cannot be searched.
+ * holds it (that page links the run when both match). When neither the exact value is held nor a run
+ * has it, the first of its {@link identityAlternatives} a record's identity holds (its page says what
+ * was typed). `null` for an empty search; `message` when the text cannot be searched.
  * @throws whatever a lookup throws (the executor unreachable, a session that ended).
  */
 export async function resolveSearch(
@@ -30,10 +31,13 @@ export async function resolveSearch(
       return null;
     case "invalid":
       return { message: target.reason };
-    case "identity":
-      return { path: identityPath(target.value) };
+    case "identity": {
+      if (await lookups.identityHolds(target.value)) return { path: identityPath(target.value) };
+      return { path: await alternativePath(target.value, lookups) };
+    }
     case "runOrIdentity": {
       const [run, identity] = await Promise.all([lookups.runExists(target.value), lookups.identityHolds(target.value)]);
+      if (!run && !identity) return { path: await alternativePath(target.value, lookups) };
       return { path: runOrIdentityPath(target.value, { run, identity }) };
     }
     case "hex32": {
@@ -42,6 +46,14 @@ export async function resolveSearch(
       return { path: traced ? intentPath(traced) : identityPath(target.value) };
     }
   }
+}
+
+/** The identity page of the first alternative a record holds (noting what was typed), else of the value. */
+async function alternativePath(value: string, lookups: SearchLookups): Promise<string> {
+  for (const alternative of identityAlternatives(value)) {
+    if (await lookups.identityHolds(alternative)) return identityPath(alternative, undefined, value);
+  }
+  return identityPath(value);
 }
 
 /** False on a 404 (no such record or run in the caller's tenant); any other error is thrown. */

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { classifySearch, identityPath, intentPath, runOrIdentityPath, runPath } from "./search.ts";
+import {
+  classifySearch,
+  identityAlternatives,
+  identityPath,
+  intentPath,
+  runOrIdentityPath,
+  runPath,
+} from "./search.ts";
 
 describe("classifySearch", () => {
   it("treats 32 hex characters as a key or trace id, lower-cased", () => {
@@ -45,5 +52,18 @@ describe("classifySearch", () => {
     expect(runOrIdentityPath("r-1", { run: true, identity: true })).toBe("/identity?value=r-1");
     expect(runOrIdentityPath("r-1", { run: false, identity: false })).toBe("/identity?value=r-1");
     expect(runOrIdentityPath("r-1", { run: false, identity: true })).toBe("/identity?value=r-1");
+  });
+});
+
+describe("identityAlternatives (issue 22: 'W5199551' missed '#W5199551', a sentence found nothing)", () => {
+  it("the value with its leading '#' removed or one added", () => {
+    expect(identityAlternatives("W5199551")).toEqual(["#W5199551"]);
+    expect(identityAlternatives(" #W5199551 ")).toEqual(["W5199551"]);
+  });
+  it("a sentence's id-like words (a digit, 3+ characters, trailing punctuation stripped), each with its '#' form", () => {
+    expect(identityAlternatives("what happened to order A-1182?")).toEqual(["A-1182", "#A-1182"]);
+    expect(identityAlternatives("orders #W5199551, and “B-77”.")).toEqual(["#W5199551", "W5199551", "B-77", "#B-77"]);
+    // No digit, or under 3 characters: not an id.
+    expect(identityAlternatives("refund for 12 of them")).toEqual([]);
   });
 });

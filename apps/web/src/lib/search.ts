@@ -68,9 +68,41 @@ export function intentPath(key: string): string {
   return `/intents/${encodeURIComponent(key)}`;
 }
 
-/** The page of records whose business identity holds `value` (`cursor`: a page after the first). */
-export function identityPath(value: string, cursor?: string): string {
+/**
+ * The page of records whose business identity holds `value` (`cursor`: a page after the first;
+ * `asked`: what was typed when `value` is the form of it that matched, e.g. `#W5199551` for `W5199551`).
+ */
+export function identityPath(value: string, cursor?: string, asked?: string): string {
   const query = new URLSearchParams({ value });
   if (cursor) query.set("cursor", cursor);
+  if (asked !== undefined && asked !== value) query.set("asked", asked);
   return `/identity?${query.toString()}`;
+}
+
+/** Punctuation a sentence puts after a word ("A-1182?", "#W5199551,"), stripped from its tokens. */
+const TRAILING_PUNCTUATION = /[.,;:!?)\]}"'»”’]+$/u;
+
+/**
+ * The values to try, in order, when no record's identity holds what was typed: a single word with its
+ * leading '#' removed, or with one added (`W5199551` → `#W5199551`); each id-like word of a
+ * sentence ("what happened to order A-1182?" → `A-1182`): a word with a digit, at least 3 characters
+ * once leading quotes and trailing punctuation are stripped, each with its '#' form too. Never the
+ * value itself, no value twice, none longer than {@link IDENTITY_VALUE_MAX_LENGTH}.
+ */
+export function identityAlternatives(raw: string): string[] {
+  const value = raw.trim();
+  const out: string[] = [];
+  const add = (v: string) => {
+    if (v && v !== value && v.length <= IDENTITY_VALUE_MAX_LENGTH && !out.includes(v)) out.push(v);
+  };
+  const withHash = (v: string) => [v, v.startsWith("#") ? v.slice(1) : `#${v}`];
+  const words = value.split(/\s+/);
+  if (words.length === 1) for (const v of withHash(value).slice(1)) add(v);
+  else {
+    for (const word of words) {
+      const token = word.replace(/^["'([«“‘]+/u, "").replace(TRAILING_PUNCTUATION, "");
+      if (token.length >= 3 && /\d/.test(token)) for (const v of withHash(token)) add(v);
+    }
+  }
+  return out;
 }

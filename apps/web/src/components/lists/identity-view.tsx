@@ -44,6 +44,8 @@ const IDENTITY_PARAMS: Record<string, ParamRule> = {
   cursor: COMMON_PARAMS.cursor,
   tool: COMMON_PARAMS.tool,
   value: { kind: "text", maxLength: IDENTITY_VALUE_MAX_LENGTH },
+  /** What was typed in the search box when `value` is the form of it that matched (e.g. `#W5199551`). */
+  asked: { kind: "text", maxLength: IDENTITY_VALUE_MAX_LENGTH },
 };
 
 /** Links the run whose id is the value, when it exists ("show both"). */
@@ -85,7 +87,7 @@ export function IdentityView({ params }: { params: Record<string, string> }) {
   const items = result.data?.items ?? [];
   const nextCursor = result.data?.nextCursor ?? undefined;
   const pageHref = (to: string | undefined) => {
-    const href = identityPath(value, to);
+    const href = identityPath(value, to, params.asked);
     return tenant.href(tool ? `${href}&tool=${encodeURIComponent(tool)}` : href);
   };
   const forms = result.data?.forms.filter((f) => f !== value) ?? [];
@@ -93,6 +95,11 @@ export function IdentityView({ params }: { params: Record<string, string> }) {
     <>
       <h1>Records whose identity holds “{value}”</h1>
       <ParamProblems problems={problems} path="/identity" kept={withoutProblems(params, problems)} />
+      {params.asked && params.asked.trim() !== value ? (
+        <p className="notice" data-testid="search-matched">
+          No record holds “{params.asked.trim()}” as typed; these hold “{value}”.
+        </p>
+      ) : null}
       <p className="muted small">
         Every record (archived ones too) with an identity field equal to the value — the fields each tool declares, such
         as an order id. Matched as typed{forms.length ? `, and as ${forms.slice(0, 3).join(", ")}` : ""}
