@@ -105,7 +105,7 @@ test("at 1280 px the header is one row: navigation, search, tenant and who is si
     await expect(header.getByRole("button", { name: "Sign out" })).toBeVisible();
     await page.waitForLoadState("networkidle");
     const rows = await header.evaluate((el) => {
-      const boxes = [...el.children].map((c) => c.getBoundingClientRect());
+      const boxes = Array.from(el.children, (c) => c.getBoundingClientRect());
       // One row: every part overlaps every other vertically (a wrapped part starts below another's bottom).
       const oneRow = Math.max(...boxes.map((b) => b.top)) < Math.min(...boxes.map((b) => b.bottom));
       return { oneRow, tops: boxes.map((b) => Math.round(b.top)), overflow: el.scrollWidth - el.clientWidth };
