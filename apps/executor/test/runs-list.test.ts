@@ -153,7 +153,7 @@ describe("runs.list over HTTP", () => {
     await bad({ status: "stuck" }, "status");
     await bad({ tool: "" }, "tool");
     await bad({ fromEpochMs: 1.5 }, "fromEpochMs");
-    await bad({ surprise: 1 }, "input");
+    await bad({ surprise: 1 }, "surprise");
     // Only a start: the end defaults to now, so the start is at fault (issue 14: blamed toEpochMs).
     const res = await stack.get("runs.list", { fromEpochMs: 0 }, stack.keys.viewer);
     expect(res.status).toBe(400);

@@ -125,6 +125,7 @@ function expectClear(answer: { status: number; json: Json }, where: string): voi
 const reads: [string, (key: string) => Promise<{ status: number; json: Json }>][] = [
   ["intents.get", (k) => stack.get("intents.get", { key: keys.ok }, k)],
   ["intents.list", (k) => stack.get("intents.list", { filters: { runId } }, k)],
+  ["intents.byIdentity", (k) => stack.get("intents.byIdentity", { value: "A-1" }, k)],
   ["runs.get", (k) => stack.get("runs.get", { runId }, k)],
   ["stale.list", (k) => stack.get("stale.list", {}, k)],
   ["queue.list", (k) => stack.get("queue.list", undefined, k)],
@@ -152,6 +153,18 @@ describe("secret fields over HTTP on PostgreSQL", () => {
     expect(queue.find((i: Json) => i.key === keys.queued).effect).toBe(
       `charge of 10.00 on card ${MASKED} for order A-2`,
     );
+  });
+
+  it("intents.byIdentity does not tell a viewer or an operator which card numbers exist; an admin finds the card", async () => {
+    for (const key of [stack.keys.viewer, stack.keys.operator]) {
+      const res = await stack.get("intents.byIdentity", { value: CARD }, key);
+      expect(res.status).toBe(200);
+      expect(res.json.result.data.items).toEqual([]);
+      expect(JSON.stringify(res.json)).not.toContain("ch_A-1");
+    }
+    const admin = (await stack.get("intents.byIdentity", { value: CARD }, stack.keys.admin)).json.result.data;
+    expect(admin.items.length).toBeGreaterThan(0);
+    expect(admin.items[0].matchedFields).toEqual(["card_number"]);
   });
 
   it("calls.get masks for the agent that made the call too", async () => {
@@ -257,6 +270,7 @@ describe("secret fields over HTTP on PostgreSQL", () => {
     const masked = new Set([
       "intents.get",
       "intents.list",
+      "intents.byIdentity",
       "runs.get",
       "stale.list",
       "queue.list",
@@ -280,6 +294,8 @@ describe("secret fields over HTTP on PostgreSQL", () => {
       "tools.list",
       "prompt.rule",
       "stats.overview",
+      "stats.attention",
+      "stats.oldest",
       "keys.create",
       "keys.list",
       "keys.revoke",

@@ -37,7 +37,8 @@ export const intentsByIdentityOutput = z.object({
  * `intents.byIdentity({ value, tool?, cursor?, limit? })` → the records (live and archived) whose
  * business identity has a field holding `value` — "what happened to order A-1182?" — newest first,
  * keyset-paged on created time and key, in the caller's tenant (admins: every tenant's, or `tenant`).
- * Secret argument values are masked for every role but admin.
+ * Secret argument values are masked for every role but admin, and a record that matched only on a secret
+ * identity field is left out for them (a page may then hold fewer than `limit` items).
  * @throws AppError BAD_INPUT naming the field (`value` empty or over 200 characters, `limit`, a forged
  *   `cursor`, an unknown key); FORBIDDEN (field `tenant`) when a non-admin names another tenant.
  */
@@ -47,5 +48,14 @@ export const intentsByIdentityProcedure = viewerProcedure
   .query(async ({ ctx, input }) => {
     const { tenant, ...search } = input;
     const page = await ctx.services.db.reads(readTenant(ctx, tenant)).searchByIdentity(search);
-    return { ...page, items: page.items.map((r) => maskedRecord(ctx, r)) };
+    // A match only on a secret field (masked for this caller) is left out: the search must not tell a
+    // viewer which card numbers exist. Its matched fields are those whose shown value still matches.
+    const forms = new Set(page.forms);
+    const items = page.items.flatMap((record) => {
+      const masked = maskedRecord(ctx, record);
+      const identity = masked.identity as Record<string, unknown>;
+      const matchedFields = masked.matchedFields.filter((field) => forms.has(identity[field] as string));
+      return matchedFields.length > 0 ? [{ ...masked, matchedFields }] : [];
+    });
+    return { ...page, items };
   });
