@@ -7,7 +7,6 @@
  */
 
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,7 +16,7 @@ import { createTestDatabase, openDatabase, type TestDatabase } from "@tristate/d
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDesk, startTicketHttpServer, type TicketHttpServer } from "./fixtures/ticket-mcp.ts";
 import { envelopeOf, mcpClient, ticketDeclarations } from "./mcp-support.ts";
-import { type ServiceProcess, startServiceProcess } from "./processes.ts";
+import { freePort, type ServiceProcess, startServiceProcess } from "./processes.ts";
 import type { Json } from "./support.ts";
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "bin", "tristate.mjs");
@@ -29,16 +28,6 @@ let service: ServiceProcess | undefined;
 const keys = { acme: "", globex: "" };
 const clients: Client[] = [];
 const ticketsAbout = (subject: string) => desk.desk.tickets.filter((t) => t.subject === subject);
-
-/** A port free now, for a service that must come back on the same one. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
 
 const startService = async () => {
   service = await startServiceProcess({
