@@ -12,7 +12,8 @@ import { Writable } from "node:stream";
 import { ApiKeyStore, archiveIntents } from "@tristate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.ts";
-import { type Json, startStack, type TestStack } from "./support.ts";
+import { keysOf, refund as refundAs } from "./identity-search-support.ts";
+import { startStack, type TestStack } from "./support.ts";
 
 let stack: TestStack;
 const acme = { agent: "", viewer: "" };
@@ -32,24 +33,9 @@ const byOrder = new Map<string, string>();
 let acmeKey = "";
 const lines: Record<string, unknown>[] = [];
 
-async function refund(key: string, runId: string, order: string): Promise<string> {
-  const res = await stack.post(
-    "calls.execute",
-    {
-      runId,
-      stepId: "s1",
-      tool: "issue_refund",
-      args: { order_id: order, amount: 7, currency: "EUR" },
-      budgetMs: 8000,
-    },
-    key,
-  );
-  expect(res.status, JSON.stringify(res.json)).toBe(200);
-  return res.json.result.data.idempotency_key as string;
-}
+const refund = (key: string, runId: string, order: string) => refundAs(stack, key, runId, order, 7);
 
 const search = (input: unknown, key: string | null = stack.keys.viewer) => stack.get("intents.byIdentity", input, key);
-const keysOf = (res: { json: Json }) => (res.json.result.data.items as Json[]).map((i) => i.key as string);
 
 beforeAll(async () => {
   stack = await startStack();

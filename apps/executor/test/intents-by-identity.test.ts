@@ -4,6 +4,7 @@
  */
 import { ApiKeyStore } from "@tristate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keysOf, refund as refundAs } from "./identity-search-support.ts";
 import { type Json, startStack, type TestStack } from "./support.ts";
 
 let stack: TestStack;
@@ -11,24 +12,9 @@ const acme = { agent: "", viewer: "" };
 const mine: string[] = [];
 let theirs = "";
 
-async function refund(key: string, runId: string, order: string): Promise<string> {
-  const res = await stack.post(
-    "calls.execute",
-    {
-      runId,
-      stepId: "s1",
-      tool: "issue_refund",
-      args: { order_id: order, amount: 12.5, currency: "EUR" },
-      budgetMs: 8000,
-    },
-    key,
-  );
-  expect(res.status, JSON.stringify(res.json)).toBe(200);
-  return res.json.result.data.idempotency_key as string;
-}
+const refund = (key: string, runId: string, order: string) => refundAs(stack, key, runId, order, 12.5);
 
 const search = (input: unknown, key: string | null = stack.keys.viewer) => stack.get("intents.byIdentity", input, key);
-const keysOf = (res: { json: Json }) => (res.json.result.data.items as Json[]).map((i) => i.key as string);
 
 beforeAll(async () => {
   stack = await startStack();
