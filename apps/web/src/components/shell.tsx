@@ -63,7 +63,7 @@ export function Shell({ children, banner }: { children: ReactNode; banner?: Reac
               <SearchBox />
               <div className="who">
                 <TenantPicker />
-                <span>
+                <span className="who-name" title={`${session.name} (${session.role})`}>
                   {session.name} <span className="small">({session.role})</span>
                 </span>
                 <button type="button" onClick={signOut} disabled={signingOut}>
