@@ -69,6 +69,11 @@ export interface EnvelopeContext {
   actionTaken?: string;
   /** Now, epoch ms (for `retry_after_ms`). Default: no `retry_after_ms`. */
   nowEpochMs?: number;
+  /**
+   * For a record waiting for a person: whether an operator is notified (the service has a channel
+   * receiving the human queue's events, issue 23 §3). Default false: it waits in the human queue.
+   */
+  operatorNotified?: boolean;
 }
 
 /**
@@ -144,7 +149,9 @@ export function buildEnvelope(record: IntentRecord, ctx: EnvelopeContext): Envel
         action_taken:
           ctx.actionTaken ??
           (record.needsHuman
-            ? "reconciliation could not decide; an operator has been asked to confirm"
+            ? ctx.operatorNotified
+              ? "reconciliation could not decide; an operator has been notified to confirm"
+              : "reconciliation could not decide; the record waits in the human queue for an operator to confirm"
             : inFlight
               ? "another call for this step is still in flight; reconciliation follows if it does not finish"
               : "reconciliation scheduled"),

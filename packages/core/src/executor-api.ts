@@ -24,6 +24,20 @@ export interface ExecutorOptions {
   store: IntentStore;
   /** The tool catalog (from `defineTool`). Names must be unique. */
   tools: readonly AnyTool[];
+  /**
+   * Tools the embedding service runs for itself (Tristate's own notifications, issue 23 §3): run by
+   * {@link Executor.callInternal} only — `call` refuses them as not in the catalog, and `tools` does
+   * not list them — and otherwise like any tool: recorded, reconciled by the sweeper, resolved by
+   * operators. Names must not repeat a catalog tool's. @default none
+   */
+  internalTools?: readonly AnyTool[];
+  /**
+   * Whether an operator is notified of a record that enters the human queue (the service has a
+   * notification channel for it), read when an envelope says so: true → `action_taken` says an
+   * operator has been notified; false or absent → that the record waits in the human queue. Called
+   * on the call's path: it must answer at once (a cached value) and never throw.
+   */
+  humanQueueNotified?: () => boolean;
   /** Reconciliation probes: `attempts` (default 3), `spacingMs` (default 1000), `timeoutMs` (default 5000). */
   probe?: ProbeOptions;
   /** Time source; inject a fake one in tests. Default: the system clock. */
@@ -82,6 +96,11 @@ export interface Executor {
    * @throws whatever the store throws when the intent log is unreachable (nothing is sent then).
    */
   call(input: CallInput): Promise<Envelope>;
+  /**
+   * {@link Executor.call} for an internal tool (`internalTools`) as well as a catalog tool: the
+   * embedding service's own effects, under the same rules. Never reachable from an agent's input.
+   */
+  callInternal(input: CallInput): Promise<Envelope>;
   /**
    * Reconciles one UNKNOWN record now (the sweeper and operators use it).
    * @param known - the record as just read or leased (the sweeper's `claimStale` row), saving a read;
@@ -168,7 +187,7 @@ export interface Executor {
    * graceful stop; API reads need not wait (a stop mid-undo leaves it to the sweeper's pass). Never rejects.
    */
   undosDone(): Promise<void>;
-  /** The catalog by name. */
+  /** The catalog by name (never an internal tool). */
   readonly tools: ReadonlyMap<string, AnyTool>;
   /** The store this executor writes to. */
   readonly store: IntentStore;

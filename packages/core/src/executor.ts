@@ -31,6 +31,7 @@ import { checkTenant, DEFAULT_TENANT } from "./tenant.ts";
 import { findBadText } from "./text.ts";
 import type { AnyTool } from "./tool.ts";
 import { toolKindPolicy } from "./tool-kind-policy.ts";
+import { toolMaps } from "./tool-maps.ts";
 import { defaultTracer, loggableArgs } from "./tracing.ts";
 
 export type { CallInput, Executor, ExecutorOptions };
@@ -43,11 +44,7 @@ const ID_RULE = ID_PATTERN;
  * @throws TypeError when two tools share a name or options are invalid.
  */
 export function createExecutor(options: ExecutorOptions): Executor {
-  const tools = new Map<string, AnyTool>();
-  for (const tool of options.tools) {
-    if (tools.has(tool.name)) throw new TypeError(`createExecutor: tools contains "${tool.name}" twice`);
-    tools.set(tool.name, tool);
-  }
+  const { tools, runnable } = toolMaps(options);
   const probe = {
     attempts: options.probe?.attempts ?? 3,
     spacingMs: options.probe?.spacingMs ?? 1000,
@@ -60,7 +57,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const rt: Runtime = {
     store: options.store,
     tenant: checkTenant(options.store.tenant ?? DEFAULT_TENANT, "store.tenant"),
-    tools,
+    tools: runnable,
+    internalTools: new Set((options.internalTools ?? []).map((t) => t.name)),
+    humanQueueNotified: options.humanQueueNotified,
     clock: options.clock ?? systemClock,
     tracer: options.tracer ?? defaultTracer(),
     probe,
@@ -120,6 +119,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   });
   return {
     call: (input) => call(rt, input),
+    callInternal: (input) => call(rt, input, true),
     reconcileKey: (key, deadline, trigger = "call", known) => reconcileKey(rt, key, deadline, trigger, known),
     resolve: async (input, operatorStore) => {
       const store = operatorStore ?? (isOperatorStore(rt.store) ? rt.store : null);
@@ -156,7 +156,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
   };
 }
 
-async function call(rt: Runtime, input: CallInput): Promise<Envelope> {
+/** `internal`: an internal tool may be called (`executor.callInternal`); else it is refused as not in the catalog. */
+async function call(rt: Runtime, input: CallInput, internal = false): Promise<Envelope> {
   if (typeof input !== "object" || input === null) throw new TypeError("executor.call: input must be an object");
   for (const field of ["runId", "stepId", "tool"] as const) {
     if (typeof input[field] !== "string" || !ID_RULE.test(input[field])) {
@@ -181,7 +182,7 @@ async function call(rt: Runtime, input: CallInput): Promise<Envelope> {
       try {
         // Answered by the deadline minus the reserve, whatever the executor's own waits do (issue 21 §1).
         const envelope = await answerByDeadline(rt, input.deadline, progress, async () => {
-          const envelope = await callInSpan(rt, input, span, progress);
+          const envelope = await callInSpan(rt, input, span, progress, internal);
           if (envelope.status !== "SUCCEEDED" || !rt.pendingUndos.has(envelope.idempotency_key)) return envelope;
           // It settled after its run was aborted (rule 13): the agent is told it is being reversed.
           const abort = await rt.store.getRunAbort(input.runId);
@@ -225,9 +226,9 @@ interface ValidCall {
  * or the call with its idempotency key.
  * @throws whatever a canonicaliser throws that is not a canonicalisation error.
  */
-function validateCall(rt: Runtime, input: CallInput, span: Span): ValidCall | { refused: Envelope } {
+function validateCall(rt: Runtime, input: CallInput, span: Span, internal: boolean): ValidCall | { refused: Envelope } {
   const tool = rt.tools.get(input.tool);
-  if (!tool) {
+  if (!tool || (!internal && rt.internalTools.has(input.tool))) {
     return {
       refused: refusalEnvelope({
         key: "",
@@ -239,7 +240,7 @@ function validateCall(rt: Runtime, input: CallInput, span: Span): ValidCall | { 
           rule: "must name a declared tool",
         },
         retrySafe: false,
-        message: `There is no tool named "${input.tool}". Use one of: ${[...rt.tools.keys()].join(", ")}.`,
+        message: `There is no tool named "${input.tool}". Use one of: ${[...rt.tools.keys()].filter((n) => !rt.internalTools.has(n)).join(", ")}.`,
       }),
     };
   }
@@ -278,9 +279,15 @@ function validateCall(rt: Runtime, input: CallInput, span: Span): ValidCall | { 
   return { tool, args, identity, key, phrase };
 }
 
-async function callInSpan(rt: Runtime, input: CallInput, span: Span, progress: CallProgress): Promise<Envelope> {
+async function callInSpan(
+  rt: Runtime,
+  input: CallInput,
+  span: Span,
+  progress: CallProgress,
+  internal: boolean,
+): Promise<Envelope> {
   const traceId = span.spanContext().traceId;
-  const valid = validateCall(rt, input, span);
+  const valid = validateCall(rt, input, span, internal);
   if ("refused" in valid) return valid.refused;
   const { tool, args, identity, key, phrase } = valid;
   Object.assign(progress, { key, phrase, readOnly: !toolKindPolicy(tool.kind).hasEffect });

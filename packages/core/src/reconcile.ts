@@ -212,7 +212,7 @@ async function resend(
         sent.record,
         false,
         sent.record.needsHuman
-          ? "resent once with the same key; the resend was refused, which proves nothing about the original; an operator has been asked to confirm"
+          ? `resent once with the same key; the resend was refused, which proves nothing about the original; ${rt.humanQueueNotified?.() === true ? "an operator has been notified to confirm" : "the record waits in the human queue for an operator to confirm"}`
           : "resent once with the same key; the outcome is unknown again; reconciliation scheduled",
       );
     case "lost":

@@ -28,6 +28,15 @@ export function effectPhrase(
   return parts.length ? `${toolName} (${parts.join(", ")})` : toolName;
 }
 
+/** Whether the service notifies an operator of the human queue (`humanQueueNotified`); false when it cannot tell. */
+function operatorNotified(rt: Runtime): boolean {
+  try {
+    return rt.humanQueueNotified?.() === true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The envelope for a stored record as it stands now (the executor's clock), its effect named by
  * {@link effectPhrase} from the stored arguments.
@@ -40,6 +49,7 @@ export function envelopeFor(rt: Runtime, record: IntentRecord, replayed: boolean
     effectPhrase: effectPhrase(tool, record.tool, storedArgsForHooks(tool, record.args), record.identity),
     replayed,
     nowEpochMs: rt.clock.nowEpochMs(),
+    ...(record.needsHuman ? { operatorNotified: operatorNotified(rt) } : {}),
     ...(actionTaken ? { actionTaken } : {}),
   });
 }

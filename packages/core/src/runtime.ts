@@ -24,7 +24,12 @@ export interface Runtime {
   store: IntentStore;
   /** The tenant of every record this executor writes (its store's): part of every key it derives. */
   tenant: string;
+  /** Every tool it runs: the catalog and the internal tools. */
   tools: ReadonlyMap<string, AnyTool>;
+  /** Names of the internal tools (`ExecutorOptions.internalTools`): refused to `call`, run by `callInternal`. */
+  internalTools: ReadonlySet<string>;
+  /** `ExecutorOptions.humanQueueNotified`: whether a record entering the human queue notifies an operator. */
+  humanQueueNotified: (() => boolean) | undefined;
   clock: Clock;
   tracer: Tracer;
   probe: Required<ProbeOptions>;
