@@ -76,8 +76,20 @@ if (!existsSync(chromium)) {
       "apt-get update && apt-get install -y chromium — or set E2E_CHROMIUM to a Chromium binary.",
   );
 }
+// The alert rules' tests (apps/executor/test/alert-rules.test.ts, prometheus-alerts.test.ts) run Debian's
+// promtool and prometheus, both in its `prometheus` package.
+for (const binary of ["promtool", "prometheus"]) {
+  if (spawnSync(binary, ["--version"], { encoding: "utf8" }).status !== 0) {
+    problems.push(
+      `No ${binary} on the PATH (the alert rules' tests run it). Install Debian's: apt-get update && ` +
+        "apt-get install -y prometheus",
+    );
+  }
+}
 if (problems.length > 0) {
   for (const problem of problems) console.error(`npm test: missing prerequisite — ${problem}`);
   process.exit(1);
 }
-console.log(`npm test: prerequisites found (PostgreSQL at ${pg.host}:${pg.port}, Chromium at ${chromium})`);
+console.log(
+  `npm test: prerequisites found (PostgreSQL at ${pg.host}:${pg.port}, Chromium at ${chromium}, promtool and prometheus)`,
+);
