@@ -31,6 +31,10 @@ export {
   readMigrationsList,
   type SchemaDiff,
 } from "./migrate/migrations.ts";
+export { SUBSCRIBABLE_EVENT_KINDS } from "./notifications/channel-input.ts";
+export { PgNotificationOutbox } from "./notifications/outbox.ts";
+export * from "./notifications/ports.ts";
+export { CHANNEL_DELETED_ERROR, PgTenantNotifications } from "./notifications/tenant-notifications.ts";
 export { type OpenDatabase, type OpenDatabaseOptions, openDatabase } from "./open-database.ts";
 export {
   AUDIT_ACTIONS,

@@ -91,7 +91,8 @@ CREATE INDEX "notification_deliveries_pending_idx" ON "notification_deliveries"(
 -- - compensation_failed: a compensating or corrective record (step `compensate:<key>` / `correct:<key>`)
 --   became failed as the rollups count it (`compensations_failed`): FAILED_NO_EFFECT or waiting for a
 --   person, from neither;
--- - human_queue: any other record entered the human queue (needs_human false -> true, or inserted true).
+-- - human_queue: any other record entered the human queue (needs_human false -> true, or inserted true);
+--   a compensation waiting for a person is a failed compensation, said once as compensation_failed.
 -- The executor's own notification calls (tools `tristate.notify.*`) raise nothing. The event id is
 -- `nev_` + md5 of (tenant, key, version, kind): one change (one row version) raises one id, and writing
 -- it again (a restored record, a repeated transaction) is a no-op. The WHEN clauses keep the hot path's
@@ -110,7 +111,7 @@ BEGIN
     event_kind := 'evidence_contradicts';
   ELSIF is_compensation AND (NEW.status = 'FAILED_NO_EFFECT' OR NEW.needs_human) AND NOT was_failed THEN
     event_kind := 'compensation_failed';
-  ELSIF NEW.needs_human AND (TG_OP = 'INSERT' OR NOT OLD.needs_human) THEN
+  ELSIF NEW.needs_human AND NOT is_compensation AND (TG_OP = 'INSERT' OR NOT OLD.needs_human) THEN
     event_kind := 'human_queue';
   ELSE
     RETURN NULL;

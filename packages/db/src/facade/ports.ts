@@ -9,6 +9,7 @@ import type { IntentStore, OperatorStore } from "@tristate/core";
 import type { z } from "zod";
 import type { ApiKeyInfo, ApiKeyRole } from "../api-key-store.ts";
 import type { SessionLimits } from "../dashboard-session-store.ts";
+import type { NotificationOutbox, TenantNotifications } from "../notifications/ports.ts";
 import type { AuditPage, AuditQuery, QueuePage } from "../operator-store.ts";
 import type { IntentDetail } from "../queries/get-intent.ts";
 import type { RunDetail } from "../queries/get-run.ts";
@@ -143,6 +144,13 @@ export interface TristateDatabase {
   readonly keys: ApiKeys;
   /** Dashboard sessions. */
   readonly sessions: DashboardSessions;
+  /**
+   * `tenant`'s notification channels and delivery log (issue 23 §3; made once per tenant).
+   * @throws TypeError for a tenant name that breaks `TENANT_PATTERN`.
+   */
+  notifications(tenant: string): TenantNotifications;
+  /** The notification outbox across tenants: fan-out, due deliveries, results, condition events. */
+  readonly notificationOutbox: NotificationOutbox;
   /** Dashboard reads of `tenant`'s records; `undefined`: every tenant's (admins only). */
   reads(tenant: string | undefined): DashboardReads;
   /**

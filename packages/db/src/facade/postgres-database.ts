@@ -1,7 +1,11 @@
 import { readdir } from "node:fs/promises";
+import { checkTenant } from "@tristate/core";
 import { ApiKeyStore } from "../api-key-store.ts";
 import { DashboardSessionStore } from "../dashboard-session-store.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import { PgNotificationOutbox } from "../notifications/outbox.ts";
+import type { TenantNotifications } from "../notifications/ports.ts";
+import { PgTenantNotifications } from "../notifications/tenant-notifications.ts";
 import { PrismaOperatorStore } from "../operator-store.ts";
 import { MIGRATIONS_DIR } from "../paths.ts";
 import type { PrismaIntentStore } from "../prisma-intent-store.ts";
@@ -39,6 +43,7 @@ export interface PostgresDatabaseOptions {
 export function postgresDatabase(store: PrismaIntentStore, options: PostgresDatabaseOptions): TristateDatabase {
   const migrationsDir = options.migrationsDir ?? MIGRATIONS_DIR;
   const operators = new Map<string, OperatorLog>();
+  const notifications = new Map<string, TenantNotifications>();
   const runSql = (text: string) => store.pool.query(text);
   let expected: Promise<number> | undefined;
   let closing: Promise<void> | undefined;
@@ -55,6 +60,15 @@ export function postgresDatabase(store: PrismaIntentStore, options: PostgresData
     },
     keys: new ApiKeyStore(store.prisma),
     sessions: new DashboardSessionStore(store.prisma),
+    notifications(tenant) {
+      let view = notifications.get(tenant);
+      if (!view) {
+        view = new PgTenantNotifications(store.pool, checkTenant(tenant));
+        notifications.set(tenant, view);
+      }
+      return view;
+    },
+    notificationOutbox: new PgNotificationOutbox(store.pool),
     reads: (tenant) => dashboardReads(store.prisma, tenant),
     async tenantOfKey(key) {
       const { rows } = await store.pool.query<{ tenant: string }>(TENANT_OF_KEY_SQL, [key]);

@@ -53,7 +53,17 @@ export interface NotificationEvent {
   tenant: string;
   kind: NotificationEventKind;
   occurredAtEpochMs: number;
-  /** What it is about: record key, run, step, tool, reason code, counts — per kind, JSON. */
+  /**
+   * What it is about, per kind (JSON):
+   * - `human_queue`, `evidence_contradicts`, `compensation_failed` (raised by the triggers on
+   *   `intent_records`): `{ key, runId, stepId, tool, attempt, status, needsHuman, code, message,
+   *   compensatedKey }` — `code`/`message` the record's error (reason code, e.g. `NO_PROBE`,
+   *   `CONTRADICTING_EVIDENCE`; null when none; message cut at 500 characters), `compensatedKey` the
+   *   undone record's key for a compensation (`compensate:<key>` / `correct:<key>` step), else null;
+   * - `unknown_share`: `{ tool, calls, unknown, share, threshold, windowMs }`;
+   * - `stale_pending`: `{ count, oldestLeaseEndedAtEpochMs }`;
+   * - `test`: `{ channelId, channelName, message }`.
+   */
   subject: Record<string, unknown>;
 }
 
@@ -159,5 +169,9 @@ export interface NotificationOutbox {
    * `unknownShareThreshold` (with at least `minCalls` calls) in the last `windowMs`; stale PENDING
    * records. Edge-triggered: one event when a condition starts, none while it lasts. @returns the new events.
    */
-  raiseConditions(options: { unknownShareThreshold: number; minCalls: number; windowMs: number }): Promise<NotificationEvent[]>;
+  raiseConditions(options: {
+    unknownShareThreshold: number;
+    minCalls: number;
+    windowMs: number;
+  }): Promise<NotificationEvent[]>;
 }

@@ -1,0 +1,125 @@
+/**
+ * The rules of a notification channel's fields (issue 23 §3), checked by the database side whatever
+ * calls it (the API checks the same before). A broken rule is a TypeError naming the field and the
+ * rule, e.g. `url: must be an absolute http(s) URL`.
+ */
+import { z } from "zod";
+import {
+  type CreateChannelInput,
+  NOTIFICATION_CHANNEL_KINDS,
+  NOTIFICATION_EVENT_KINDS,
+  type NotificationChannelKind,
+  type NotificationEventKind,
+} from "./ports.ts";
+
+/** The kinds a channel may subscribe to: every kind but `test` (always delivered to its own channel). */
+export const SUBSCRIBABLE_EVENT_KINDS = NOTIFICATION_EVENT_KINDS.filter(
+  (k): k is Exclude<NotificationEventKind, "test"> => k !== "test",
+);
+
+const name = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters");
+
+const events = z
+  .array(z.enum(SUBSCRIBABLE_EVENT_KINDS, `must each be one of ${SUBSCRIBABLE_EVENT_KINDS.join(", ")}`))
+  .min(1, "must list at least one event kind")
+  .refine((kinds) => new Set(kinds).size === kinds.length, "must not list an event kind twice");
+
+/**
+ * A webhook's or Slack's URL: absolute, http or https (a Slack incoming webhook is
+ * `https://hooks.slack.com/services/…`; any http(s) URL is taken so tests and proxies can receive it).
+ */
+const url = z
+  .string()
+  .max(2000, "must be at most 2000 characters")
+  .refine((value) => {
+    try {
+      const parsed = new URL(value);
+      return (parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.hostname !== "";
+    } catch {
+      return false;
+    }
+  }, "must be an absolute http(s) URL");
+
+const to = z
+  .array(z.email("must each be an e-mail address").max(254, "must each be at most 254 characters"))
+  .min(1, "must list at least one address")
+  .max(20, "must list at most 20 addresses");
+
+const createSchema = z
+  .object({
+    kind: z.enum(NOTIFICATION_CHANNEL_KINDS, `must be one of ${NOTIFICATION_CHANNEL_KINDS.join(", ")}`),
+    name,
+    url: url.optional(),
+    to: to.optional(),
+    events: events.optional(),
+  })
+  .superRefine((input, ctx) => {
+    if (input.kind === "email") {
+      if (input.to === undefined)
+        ctx.addIssue({ code: "custom", path: ["to"], message: "is required for an email channel" });
+      if (input.url !== undefined)
+        ctx.addIssue({ code: "custom", path: ["url"], message: "is not taken by an email channel (it uses to)" });
+    } else {
+      if (input.url === undefined)
+        ctx.addIssue({ code: "custom", path: ["url"], message: `is required for a ${input.kind} channel` });
+      if (input.to !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["to"],
+          message: `is not taken by a ${input.kind} channel (it uses url)`,
+        });
+    }
+  });
+
+const patchSchema = z.object({
+  name: name.optional(),
+  events: events.optional(),
+  enabled: z.boolean("must be a boolean").optional(),
+});
+
+/** The first issue of a failed parse as `field: rule` (the path joined with dots). */
+function typeError(error: z.ZodError): TypeError {
+  const issue = error.issues[0];
+  const field = issue?.path.length ? issue.path.join(".") : "input";
+  return new TypeError(`${field}: ${issue?.message ?? "is invalid"}`);
+}
+
+/** A channel to create, checked: `kind`, `name` (1–100, trimmed), `url` or `to`, `events` (default every subscribable kind). */
+export interface CheckedChannel {
+  kind: NotificationChannelKind;
+  name: string;
+  url: string | null;
+  to: string[];
+  events: NotificationEventKind[];
+}
+
+/**
+ * Checks a channel to create.
+ * @throws TypeError naming the field and the rule (`to: must list at most 20 addresses`).
+ */
+export function checkCreateChannel(input: CreateChannelInput): CheckedChannel {
+  const parsed = createSchema.safeParse(input);
+  if (!parsed.success) throw typeError(parsed.error);
+  const v = parsed.data;
+  return {
+    kind: v.kind,
+    name: v.name,
+    url: v.url ?? null,
+    to: v.to ?? [],
+    events: v.events ?? [...SUBSCRIBABLE_EVENT_KINDS],
+  };
+}
+
+/**
+ * Checks a channel's change.
+ * @throws TypeError naming the field and the rule.
+ */
+export function checkChannelPatch(patch: { name?: string; events?: NotificationEventKind[]; enabled?: boolean }): {
+  name?: string | undefined;
+  events?: NotificationEventKind[] | undefined;
+  enabled?: boolean | undefined;
+} {
+  const parsed = patchSchema.safeParse(patch);
+  if (!parsed.success) throw typeError(parsed.error);
+  return parsed.data;
+}
