@@ -51,8 +51,8 @@ export interface DeliveryRow {
   created_at: Date;
 }
 
-/** The columns of {@link ChannelRow}, for `SELECT`/`RETURNING`. */
-export const CHANNEL_COLUMNS = `tenant, id, kind, name, url, "to", events, enabled, secret, created_at`;
+/** The columns of {@link ChannelRow}, for `SELECT`/`RETURNING` (`events::text[]`: `pg` parses no array of an enum). */
+export const CHANNEL_COLUMNS = `tenant, id, kind, name, url, "to", events::text[] AS events, enabled, secret, created_at`;
 /** The columns of {@link EventRow}. */
 export const EVENT_COLUMNS = "tenant, id, kind, subject, occurred_at";
 /** The columns of {@link DeliveryRow}. */

@@ -2,6 +2,7 @@
  * Shared parts of the notifications tests: a real test database opened as {@link TristateDatabase},
  * records claimed and changed through the intent store's own write paths, and the outbox read back.
  */
+import { randomBytes } from "node:crypto";
 import type { IntentRecord, IntentStore, NewIntentRecord } from "@tristate/core";
 import type pg from "pg";
 import { type OpenDatabase, openDatabase } from "../open-database.ts";
@@ -28,7 +29,7 @@ export function newRecord(over: Partial<NewIntentRecord> = {}): NewIntentRecord 
   const now = Date.now();
   n += 1;
   return {
-    key: `${n.toString(16)}${process.pid.toString(16)}`.padStart(32, "e"),
+    key: randomBytes(16).toString("hex"),
     runId: "run-notify",
     stepId: `s${n}`,
     tool: "issue_refund",

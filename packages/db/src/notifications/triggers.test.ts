@@ -167,3 +167,21 @@ describe("notification outbox triggers (real PostgreSQL)", () => {
     expect(events.map((e) => e.kind)).toEqual(["human_queue"]);
   });
 });
+
+describe("notification tables' indexes", () => {
+  let facade: Awaited<ReturnType<typeof openTestFacade>>;
+  beforeAll(async () => {
+    facade = await openTestFacade();
+  });
+  afterAll(async () => {
+    await facade?.close();
+  });
+
+  it("the tenant leads every key and index of the notification tables", async () => {
+    const { rows } = await facade.pool.query<{ indexdef: string }>(
+      "SELECT indexdef FROM pg_indexes WHERE tablename LIKE 'notification\\_%'",
+    );
+    expect(rows.length).toBe(9);
+    for (const { indexdef } of rows) expect(indexdef).toMatch(/\(tenant[,)]/);
+  });
+});
