@@ -1,16 +1,22 @@
 #!/usr/bin/env node
 // `node scripts/check-compose.mjs` (part of `npm test`): checks docker-compose.yml as `docker compose
-// config` would resolve it, for both documented ways to start it — no Docker engine needed:
+// config` would resolve it, for every documented way to start it — no Docker engine needed:
 //   default:  `docker compose up`                                   (Jaeger)
 //   tempo:    `TRISTATE_TRACES=tempo docker compose --profile tempo up` (Tempo + Grafana)
+//   metrics:  `docker compose --profile metrics up`                 (Prometheus + Grafana)
+//   both:     `TRISTATE_TRACES=tempo docker compose --profile tempo --profile metrics up`
 // For each: the services that start (profiles), `${VAR:-default}` interpolation, that every host
 // port is unique and clashes with no local service (PostgreSQL's 5432, the dashboard's 3000), that
 // the executor's API (4100) and the dashboard are published, that traces go to a collector that runs
 // in that profile and listens for OTLP/HTTP, that Grafana has Tempo as a data source, that
-// depends_on names services that start, and that every bind-mounted file exists.
+// depends_on names services that start (unless `required: false`), and that every bind-mounted file
+// exists; with Prometheus (scripts/compose/metrics-checks.mjs): it scrapes the executor's /metrics with the
+// executor's TRISTATE_METRICS_TOKEN and loads the shipped rules, and Grafana has it as a data source with
+// the Tristate dashboard, whose queries read only series the executor exports.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { checkMetricsServices } from "./compose/metrics-checks.mjs";
 import { parseYamlSubset } from "./compose/yaml-subset.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -49,6 +55,7 @@ function parsePort(spec) {
 const LOCAL_PORTS = {
   5432: "a local PostgreSQL",
   3000: "the dashboard's `pnpm --filter @tristate/web start` and `pnpm demo`",
+  9090: "Debian's prometheus service (its package gives npm test promtool)",
 };
 
 const setups = [
@@ -56,6 +63,13 @@ const setups = [
   {
     name: "tempo (TRISTATE_TRACES=tempo docker compose --profile tempo up)",
     profiles: ["tempo"],
+    vars: { TRISTATE_TRACES: "tempo" },
+    collector: "tempo",
+  },
+  { name: "metrics (docker compose --profile metrics up)", profiles: ["metrics"], vars: {}, collector: "jaeger" },
+  {
+    name: "both (TRISTATE_TRACES=tempo docker compose --profile tempo --profile metrics up)",
+    profiles: ["tempo", "metrics"],
     vars: { TRISTATE_TRACES: "tempo" },
     collector: "tempo",
   },
@@ -82,7 +96,10 @@ for (const setup of setups) {
       hostPorts.set(host, name);
       check(!(host in LOCAL_PORTS), where(`${name} publishes host port ${host}, taken by ${LOCAL_PORTS[host]}`));
     }
-    const deps = Array.isArray(service.depends_on) ? service.depends_on : Object.keys(service.depends_on ?? {});
+    // `required: false`: compose starts the service without that one when its profile is off.
+    const deps = Array.isArray(service.depends_on)
+      ? service.depends_on
+      : Object.keys(service.depends_on ?? {}).filter((dep) => service.depends_on[dep]?.required !== "false");
     for (const dep of deps) check(dep in services, where(`${name} depends on ${dep}, which does not start`));
     for (const volume of service.volumes ?? []) {
       const source = String(volume).split(":")[0];
@@ -127,6 +144,7 @@ for (const setup of setups) {
     where("PostgreSQL takes host port 5432"),
   );
 
+  checkMetricsServices(root, services, (ok, message) => check(ok, where(message)));
   if (services.grafana) {
     const mount = (services.grafana.volumes ?? []).map(String).find((v) => v.includes("/provisioning/datasources/"));
     check(Boolean(mount), where("Grafana has no provisioned data source"));
@@ -145,4 +163,4 @@ if (problems.length) {
   console.error(`docker-compose.yml: ${problems.length} problem(s):\n  ${problems.join("\n  ")}`);
   process.exit(1);
 }
-console.log(`docker-compose.yml: both setups check out (${setups.map((s) => s.name.split(" ")[0]).join(", ")})`);
+console.log(`docker-compose.yml: every setup checks out (${setups.map((s) => s.name.split(" ")[0]).join(", ")})`);
