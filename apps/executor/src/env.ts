@@ -170,11 +170,26 @@ const schema = z.object({
   TRISTATE_SESSION_TTL_MS: ms(12 * 3_600_000, 60_000, 30 * 86_400_000),
   /** Dashboard sessions: ended after this long without a call, ms (default 30 min). */
   TRISTATE_SESSION_IDLE_MS: ms(30 * 60_000, 10_000, 30 * 86_400_000),
+  /**
+   * Metrics (issue 23 §1, docs/metrics.md): a bearer token, at least 16 characters, that may scrape
+   * `GET /metrics` (every tenant's series) besides viewer, operator and admin keys — for Prometheus.
+   * Absent: only keys may scrape.
+   */
+  TRISTATE_METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16).optional()),
+  /**
+   * Metrics: how often the gauges read from the database (human queue, stale PENDING) are refreshed,
+   * ms (100–3600000, default 15000); scrapes read the last values.
+   */
+  TRISTATE_METRICS_REFRESH_MS: ms(15_000, 100, 3_600_000),
   /** pino log level. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** OTLP/HTTP endpoint (standard OpenTelemetry variable); tracing is off when neither is set. */
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString,
+  /** OTLP/HTTP metrics URL (standard variable); absent: `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/metrics`, or no OTLP metrics. */
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: optionalString,
+  /** Interval between OTLP metric exports, ms (standard variable; 1000–3600000, default 60000). */
+  OTEL_METRIC_EXPORT_INTERVAL: ms(60_000, 1_000, 3_600_000),
   OTEL_SERVICE_NAME: z.preprocess(emptyAsUndefined, z.string().default("tristate-executor")),
   /** OTLP protocol (standard variable); `@opentelemetry/exporter-trace-otlp-http` sends `http/json`. */
   OTEL_EXPORTER_OTLP_PROTOCOL: z.preprocess(
@@ -185,7 +200,7 @@ const schema = z.object({
     emptyAsUndefined,
     z.enum(["http/json", "http/protobuf", "grpc"]).optional(),
   ),
-  /** Set to `true` to turn tracing off even when an endpoint is set (standard variable). */
+  /** Set to `true` to turn tracing and OTLP metrics off even when an endpoint is set (standard variable); `/metrics` stays. */
   OTEL_SDK_DISABLED: z.preprocess(emptyAsUndefined, z.stringbool().default(false)),
 });
 

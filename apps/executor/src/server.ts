@@ -4,6 +4,7 @@ import { markArrival, NotInTimeError, within } from "./arrival.ts";
 import { batchCallCount, capResponseSize, writeTrpcError } from "./http-limits.ts";
 import type { Logger } from "./logger.ts";
 import { createMcpHttpHandler } from "./mcp/http.ts";
+import { serveMetrics } from "./metrics/http.ts";
 import { BodyRefusal, prepareTrpcBody } from "./request-body.ts";
 import { withRequestId } from "./request-id.ts";
 import { createAuthThrottle } from "./trpc/auth-throttle.ts";
@@ -13,7 +14,7 @@ import { appRouter } from "./trpc/router.ts";
 /**
  * The HTTP server: `/trpc/*` (the API), `/mcp` (the MCP gateway, Streamable HTTP; mcp/http.ts),
  * `/healthz` (liveness), `/readyz` (database reachable, migrations applied; 503 when the check does
- * not answer within {@link READY_CHECK_MS}). Every answer carries `X-Request-Id` (request-id.ts) and
+ * not answer within {@link READY_CHECK_MS}), `/metrics` (Prometheus text; metrics/http.ts). Every answer carries `X-Request-Id` (request-id.ts) and
  * is logged as one `request` line with that id (health checks at debug level).
  */
 export interface HttpServer {
@@ -85,6 +86,14 @@ export function createHttpServer(
                 : `database not reachable: ${String(error)}`,
           }),
       );
+      return;
+    }
+    if (path === "/metrics") {
+      serveMetrics(services, throttle, req, res).catch((error: unknown) => {
+        services.logger.error({ err: error }, "serving /metrics failed");
+        if (!res.headersSent) res.writeHead(503, { "content-type": "text/plain; charset=utf-8", "retry-after": "1" });
+        res.end("metrics unavailable for a moment (the key could not be checked)\n");
+      });
       return;
     }
     if (path === "/mcp") {

@@ -5,6 +5,7 @@ import { loadCatalog } from "./catalog/load.ts";
 import { closeMcpUpstreams } from "./catalog/mcp-tool.ts";
 import type { Env } from "./env.ts";
 import { createLogger } from "./logger.ts";
+import { createMetrics } from "./metrics/index.ts";
 import { createHttpServer } from "./server.ts";
 import { boundedStep, SHUTDOWN_MARGIN_MS } from "./shutdown.ts";
 import { startSweeper } from "./sweeper-loop.ts";
@@ -59,24 +60,38 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
   // Before the executor: the core's spans then go to the SDK's tracer provider.
   const telemetry = startTelemetry(env, logger);
   const confirmations = createConfirmationTokens(env.TRISTATE_CONFIRMATION_SECRET);
-  // One executor per tenant, each over its tenant's view of the log (made on first use).
-  const tenants = createTenants(db, (store) =>
-    createExecutor({
-      store,
-      tools,
-      confirmations,
-      backgroundOutcomes: env.TRISTATE_BACKGROUND_OUTCOMES,
-      onBackgroundWriteError: (err, key) =>
-        logger.error(
-          { err, idempotencyKey: key },
-          "an answered SUCCEEDED could not be written: the record stays PENDING until a sweeper's probe settles it",
-        ),
-      probe: {
-        attempts: env.TRISTATE_PROBE_ATTEMPTS,
-        spacingMs: env.TRISTATE_PROBE_SPACING_MS,
-        timeoutMs: env.TRISTATE_PROBE_TIMEOUT_MS,
-      },
-    }),
+  // Metrics (issue 23 §1): the service's own MeterProvider; its gauge refresher reads the database.
+  const metrics = createMetrics({
+    env,
+    db,
+    tenants: () => db.keys.tenants(),
+    tools,
+    now: () => Date.now(),
+    logger,
+  });
+  // One executor per tenant, each over its tenant's view of the log (made on first use); calls,
+  // resolutions and compensations are counted at these ports (metrics/observe.ts).
+  const catalog = new Set(tools.map((t) => t.name));
+  const tenants = createTenants(
+    db,
+    (store) =>
+      createExecutor({
+        store,
+        tools,
+        confirmations,
+        backgroundOutcomes: env.TRISTATE_BACKGROUND_OUTCOMES,
+        onBackgroundWriteError: (err, key) =>
+          logger.error(
+            { err, idempotencyKey: key },
+            "an answered SUCCEEDED could not be written: the record stays PENDING until a sweeper's probe settles it",
+          ),
+        probe: {
+          attempts: env.TRISTATE_PROBE_ATTEMPTS,
+          spacingMs: env.TRISTATE_PROBE_SPACING_MS,
+          timeoutMs: env.TRISTATE_PROBE_TIMEOUT_MS,
+        },
+      }),
+    { metrics, catalog },
   );
   const executor = tenants.executor(DEFAULT_TENANT);
   const services: Services = {
@@ -90,6 +105,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
     logger,
     confirmations,
     now: () => executor.clock.nowEpochMs(),
+    metrics,
   };
   const ready = async () => {
     const { applied, expected } = await db.migrationStatus();
@@ -106,6 +122,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
   } catch (error) {
     // Release what was opened (the embedded database's lock above all), so a caller may retry on
     // another port in the same process (the demo's "or a free port when taken").
+    await metrics.shutdown();
     await db.close().catch(() => {});
     await telemetry.shutdown().catch(() => {});
     if ((error as { code?: string }).code !== "EADDRINUSE") throw error;
@@ -202,6 +219,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
         await boundedStep("stop the read model", async () => readModel?.stop(), by, logger);
         await boundedStep("stop the vacuum loop", async () => vacuum?.stop(), by, logger);
         await boundedStep("close MCP upstreams", () => closeMcpUpstreams(tools), by, logger);
+        await boundedStep("stop the metrics", () => metrics.shutdown(), by, logger);
         await boundedStep("close the database", () => db.close(), by, logger);
         await boundedStep("flush telemetry", () => telemetry.shutdown(), by, logger);
         logger.info("executor stopped");

@@ -1,5 +1,7 @@
 import { DEFAULT_TENANT, type Executor, type IntentStore } from "@tristate/core";
 import type { OperatorLog, TristateDatabase } from "@tristate/db";
+import type { TristateMetrics } from "./metrics/index.ts";
+import { countedExecutor, observedOperators, observedStore } from "./metrics/observe.ts";
 
 /**
  * The service's tenants (issue 10): one tenant-confined view of the intent log, one executor and one
@@ -31,20 +33,50 @@ export interface Tenants {
 /**
  * Builds {@link Tenants} over the database's per-tenant views.
  * @param makeExecutor - creates the executor of one tenant's store (same catalog, probes, confirmations).
+ * @param metrics - when given, every tenant's executor, intent store and operator store are counted
+ *   (metrics/observe.ts: calls, UNKNOWN resolutions, compensations) — every path that answers a call
+ *   or writes an outcome goes through them. Only catalog tools are counted.
  */
-export function createTenants(db: TristateDatabase, makeExecutor: (store: IntentStore) => Executor): Tenants {
+export function createTenants(
+  db: TristateDatabase,
+  makeExecutor: (store: IntentStore) => Executor,
+  metrics?: { metrics: TristateMetrics; catalog: ReadonlySet<string> },
+): Tenants {
   const executors = new Map<string, Executor>();
+  const stores = new Map<string, IntentStore>();
+  const operators = new Map<string, OperatorLog>();
+  const counted = (tool: string) => metrics?.catalog.has(tool) ?? false;
+  const made = (tenant: string) => {
+    const executor = makeExecutor(tenants.store(tenant));
+    return metrics ? countedExecutor(executor, tenant, metrics.metrics) : executor;
+  };
   const tenants: Tenants = {
-    store: (tenant) => db.intents(tenant),
+    store(tenant) {
+      if (!metrics) return db.intents(tenant);
+      let store = stores.get(tenant);
+      if (!store) {
+        store = observedStore(db.intents(tenant), tenant, metrics.metrics, counted);
+        stores.set(tenant, store);
+      }
+      return store;
+    },
     executor(tenant) {
       let executor = executors.get(tenant);
       if (!executor) {
-        executor = makeExecutor(tenants.store(tenant));
+        executor = made(tenant);
         executors.set(tenant, executor);
       }
       return executor;
     },
-    operatorStore: (tenant) => db.operators(tenant),
+    operatorStore(tenant) {
+      if (!metrics) return db.operators(tenant);
+      let log = operators.get(tenant);
+      if (!log) {
+        log = observedOperators(db.operators(tenant), tenant, metrics.metrics, counted);
+        operators.set(tenant, log);
+      }
+      return log;
+    },
     list: () => db.keys.tenants(),
     tenantOfKey: (key) => db.tenantOfKey(key),
     async outcomesWritten(tenant) {
@@ -52,6 +84,6 @@ export function createTenants(db: TristateDatabase, makeExecutor: (store: Intent
       await Promise.all([...executors.values()].map((e) => e.outcomesWritten()));
     },
   };
-  executors.set(DEFAULT_TENANT, makeExecutor(db.intents(DEFAULT_TENANT)));
+  executors.set(DEFAULT_TENANT, made(DEFAULT_TENANT));
   return tenants;
 }

@@ -13,6 +13,7 @@ import { TRPCError } from "@trpc/server";
 import { type Arrival, arrivalOf, NotInTimeError, preCallBoundMs, within } from "../arrival.ts";
 import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
+import type { TristateMetrics } from "../metrics/index.ts";
 import { type CallInexactNumber, inexactNumbersOf, turnOf } from "../request-body.ts";
 import type { Tenants } from "../tenants.ts";
 import type { AuthThrottle } from "./auth-throttle.ts";
@@ -40,6 +41,8 @@ export interface Services {
   confirmations: ConfirmationTokens;
   /** Wall clock, epoch ms (the executor's). */
   now(): number;
+  /** The service's metrics (metrics/index.ts; issue 23 §1): counters, `/metrics`'s text. */
+  metrics: TristateMetrics;
 }
 
 /** Per-request context: the services, the caller's key (null when absent or invalid), the incoming trace context. */
