@@ -171,6 +171,33 @@ const schema = z.object({
   /** Dashboard sessions: ended after this long without a call, ms (default 30 min). */
   TRISTATE_SESSION_IDLE_MS: ms(30 * 60_000, 10_000, 30 * 86_400_000),
   /**
+   * Notifications (issue 23 §3, docs/notifications.md): wait between rounds of the delivery loop, ms
+   * (0 disables it on this replica; default 1000).
+   */
+  TRISTATE_NOTIFY_INTERVAL_MS: ms(1_000, 0, 3_600_000),
+  /**
+   * Notifications: events of one kind for one channel within this long of its last delivery are sent
+   * as one grouped delivery when the window ends, ms (default 60000).
+   */
+  TRISTATE_NOTIFY_GROUP_WINDOW_MS: ms(60_000, 0, 86_400_000),
+  /**
+   * Notifications: a tool's share of calls ending UNKNOWN over the last 15 minutes above which an
+   * `unknown_share` event is raised (0–1, default 0.05).
+   */
+  TRISTATE_UNKNOWN_SHARE_THRESHOLD: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(1).default(0.05)),
+  /** Notifications: the SMTP server e-mail channels send through (`smtp://host:port`, `smtps://user:pass@host`); absent: e-mail channels fail. */
+  TRISTATE_SMTP_URL: z.preprocess(
+    emptyAsUndefined,
+    z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).optional(),
+  ),
+  /** Notifications: the sender of notification e-mails. */
+  TRISTATE_SMTP_FROM: z.preprocess(emptyAsUndefined, z.string().min(3).default("Tristate <tristate@localhost>")),
+  /** Notifications: the dashboard's base URL, linked from notifications. */
+  TRISTATE_DASHBOARD_URL: z.preprocess(
+    emptyAsUndefined,
+    z.url({ protocol: /^https?$/, error: "must be an absolute http(s) URL" }).default("http://localhost:3000"),
+  ),
+  /**
    * Metrics (issue 23 §1, docs/metrics.md): a bearer token, at least 16 characters, that may scrape
    * `GET /metrics` (every tenant's series) besides viewer, operator and admin keys — for Prometheus.
    * Absent: only keys may scrape.

@@ -6,6 +6,10 @@ import { closeMcpUpstreams } from "./catalog/mcp-tool.ts";
 import type { Env } from "./env.ts";
 import { createLogger } from "./logger.ts";
 import { createMetrics } from "./metrics/index.ts";
+import { humanQueueNotified, primeChannelCache } from "./notifications/channel-cache.ts";
+import { startDeliveryLoop } from "./notifications/delivery-loop.ts";
+import { SendingChannels } from "./notifications/sending-channels.ts";
+import { notifyTools } from "./notifications/tools.ts";
 import { createHttpServer } from "./server.ts";
 import { boundedStep, SHUTDOWN_MARGIN_MS } from "./shutdown.ts";
 import { startSweeper } from "./sweeper-loop.ts";
@@ -60,6 +64,14 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
   // Before the executor: the core's spans then go to the SDK's tracer provider.
   const telemetry = startTelemetry(env, logger);
   const confirmations = createConfirmationTokens(env.TRISTATE_CONFIRMATION_SECRET);
+  // Tristate's own notifications run as internal tools of every tenant's executor (issue 23 §3):
+  // recorded and reconciled like any effect, never listed to nor callable by agents.
+  const sendingChannels = new SendingChannels();
+  const internalTools = notifyTools({
+    channels: sendingChannels,
+    smtpUrl: env.TRISTATE_SMTP_URL,
+    smtpFrom: env.TRISTATE_SMTP_FROM,
+  });
   // Metrics (issue 23 §1): the service's own MeterProvider; its gauge refresher reads the database.
   const metrics = createMetrics({
     env,
@@ -74,10 +86,14 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
   const catalog = new Set(tools.map((t) => t.name));
   const tenants = createTenants(
     db,
-    (store) =>
-      createExecutor({
+    (store) => {
+      const tenant = store.tenant ?? DEFAULT_TENANT;
+      void primeChannelCache(db, tenant);
+      return createExecutor({
         store,
         tools,
+        internalTools,
+        humanQueueNotified: () => humanQueueNotified(db, tenant),
         confirmations,
         backgroundOutcomes: env.TRISTATE_BACKGROUND_OUTCOMES,
         onBackgroundWriteError: (err, key) =>
@@ -90,7 +106,8 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
           spacingMs: env.TRISTATE_PROBE_SPACING_MS,
           timeoutMs: env.TRISTATE_PROBE_TIMEOUT_MS,
         },
-      }),
+      });
+    },
     { metrics, catalog },
   );
   const executor = tenants.executor(DEFAULT_TENANT);
@@ -156,6 +173,20 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
     concurrency: env.TRISTATE_SWEEP_CONCURRENCY,
     logger,
   });
+  const notifications =
+    env.TRISTATE_NOTIFY_INTERVAL_MS > 0
+      ? startDeliveryLoop({
+          db,
+          tenants,
+          channels: sendingChannels,
+          intervalMs: env.TRISTATE_NOTIFY_INTERVAL_MS,
+          groupWindowMs: env.TRISTATE_NOTIFY_GROUP_WINDOW_MS,
+          unknownShareThreshold: env.TRISTATE_UNKNOWN_SHARE_THRESHOLD,
+          dashboardUrl: env.TRISTATE_DASHBOARD_URL,
+          logger,
+          counter: metrics,
+        })
+      : null;
   // Rollups for stats.overview and retention (issue 14): a background step, never on a call's path.
   // Never archive a record younger than the key retention, nor one the MCP default scope may look up
   // (its neighbour window: up to three scope periods back, default-scope.ts); a claim still finds an
@@ -213,6 +244,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
         const by = until + SHUTDOWN_MARGIN_MS / 2;
         await boundedStep("close the HTTP server", () => closed, by, logger);
         await boundedStep("stop the sweeper", () => sweeper.stop(), until, logger);
+        await boundedStep("stop the notification loop", async () => notifications?.stop(), until, logger);
         // Answers already given must not be left to the sweeper when the writes can still land — within
         // the grace period: a write stuck on the database is left to the sweepers like a call in flight.
         await boundedStep("land answered outcomes", () => tenants.outcomesWritten(), until, logger);

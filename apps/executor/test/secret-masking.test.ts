@@ -300,6 +300,13 @@ describe("secret fields over HTTP on PostgreSQL", () => {
       "keys.list",
       "keys.revoke",
       "tenants.list",
+      // Channels and their delivery log (admin keys only): no tool arguments.
+      "notifications.channels.list",
+      "notifications.channels.create",
+      "notifications.channels.update",
+      "notifications.channels.delete",
+      "notifications.channels.test",
+      "notifications.deliveries.list",
     ]);
     const all = Object.keys(appRouter._def.procedures as Record<string, unknown>).sort();
     expect(all).toEqual([...masked, ...unmasked].sort());

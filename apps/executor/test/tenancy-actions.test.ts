@@ -155,6 +155,34 @@ const CASES: Record<string, Case> = {
     },
     check: (res) => expect(res.json.result.data.revoked).toBe(true),
   },
+  "notifications.channels.create": {
+    roles: ADMIN,
+    input: (call) => ({ tenant: call.fx.tenant, kind: "webhook", name: "matrix hook", url: "http://127.0.0.1:9/hook" }),
+    check: (res, call) => expect(res.json.result.data.channel.tenant).toBe(call.fx.tenant),
+  },
+  "notifications.channels.update": {
+    roles: ADMIN,
+    input: async (call) => ({ tenant: call.fx.tenant, id: await channelOf(call.fx.tenant), enabled: false }),
+    check: (res, call) =>
+      expect(res.json.result.data.channel).toMatchObject({ tenant: call.fx.tenant, enabled: false }),
+  },
+  "notifications.channels.delete": {
+    roles: ADMIN,
+    input: async (call) => ({ tenant: call.fx.tenant, id: await channelOf(call.fx.tenant) }),
+    check: (res) => expect(res.json.result.data).toStrictEqual({ deleted: true }),
+  },
+  "notifications.channels.test": {
+    roles: ADMIN,
+    input: async (call) => ({ tenant: call.fx.tenant, id: await channelOf(call.fx.tenant) }),
+    check: (res) => expect(res.json.result.data.deliveryId).toMatch(/^ndl_/),
+  },
 };
+
+/** A new notification channel of `tenant`, made through the database (not the procedure under test). */
+async function channelOf(tenant: string): Promise<string> {
+  const notifications = matrix.stack.service.services.db.notifications(tenant);
+  return (await notifications.createChannel({ kind: "slack", name: "matrix", url: "https://hooks.example.test/x" }))
+    .channel.id;
+}
 
 describeMatrix("authorization matrix: every mutation × role × own/foreign tenant (issue 10)", "mutation", CASES);

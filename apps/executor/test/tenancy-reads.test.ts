@@ -180,6 +180,38 @@ const CASES: Record<string, Case> = {
     input: () => undefined,
     check: (res) => expect(res.json.result.data.tenants).toStrictEqual(["acme", "default"]),
   },
+  "notifications.channels.list": {
+    roles: ADMIN,
+    input: async (call) => {
+      await matrix.stack.service.services.db
+        .notifications(call.fx.tenant)
+        .createChannel({ kind: "slack", name: "matrix", url: "https://hooks.example.test/x" });
+      return { tenant: call.fx.tenant };
+    },
+    check: (res, call) => {
+      const { channels } = res.json.result.data;
+      expect(channels.length).toBeGreaterThan(0);
+      for (const c of channels) expect(c.tenant).toBe(call.fx.tenant);
+    },
+  },
+  "notifications.deliveries.list": {
+    roles: ADMIN,
+    input: async (call) => {
+      const notifications = matrix.stack.service.services.db.notifications(call.fx.tenant);
+      const { channel } = await notifications.createChannel({
+        kind: "slack",
+        name: "m",
+        url: "https://hooks.example.test/x",
+      });
+      await notifications.sendTest(channel.id);
+      return { tenant: call.fx.tenant };
+    },
+    check: (res, call) => {
+      const { items } = res.json.result.data;
+      expect(items.length).toBeGreaterThan(0);
+      for (const d of items) expect(d.tenant).toBe(call.fx.tenant);
+    },
+  },
 };
 
 describeMatrix("authorization matrix: every query × role × own/foreign tenant (issue 10)", "query", CASES);

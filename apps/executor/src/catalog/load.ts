@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type AnyTool, isToolDefinitionError } from "@tristate/core";
 import type { Env } from "../env.ts";
+import { INTERNAL_TOOL_PREFIX, isInternalToolName } from "../notifications/internal-names.ts";
 import { CatalogError } from "./catalog-error.ts";
 import type { Catalog, CatalogDefinition } from "./define-catalog.ts";
 import { hostPolicy } from "./http-tool/host-policy.ts";
@@ -78,6 +79,13 @@ export async function buildCatalog(
 
   const byName = new Map<string, string>();
   for (const { tool, where } of entries) {
+    if (isInternalToolName(tool.name)) {
+      throw new CatalogError(
+        tool.name,
+        "name",
+        `(${where}) must not start with "${INTERNAL_TOOL_PREFIX}": the prefix is reserved for Tristate's internal tools`,
+      );
+    }
     const first = byName.get(tool.name);
     if (first !== undefined) throw new CatalogError(tool.name, "name", `declared twice (${first} and ${where})`);
     byName.set(tool.name, where);

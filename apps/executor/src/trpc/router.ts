@@ -13,6 +13,14 @@ import {
   keysRevokeProcedure,
   tenantsListProcedure,
 } from "../api/keys/manage.ts";
+import {
+  notificationsChannelsCreateProcedure,
+  notificationsChannelsDeleteProcedure,
+  notificationsChannelsListProcedure,
+  notificationsChannelsTestProcedure,
+  notificationsChannelsUpdateProcedure,
+} from "../api/notifications/channels.ts";
+import { notificationsDeliveriesListProcedure } from "../api/notifications/deliveries.ts";
 import { probeRerunProcedure } from "../api/probe/rerun.ts";
 import { promptRuleProcedure } from "../api/prompt/rule.ts";
 import { queueListProcedure } from "../api/queue/list.ts";
@@ -57,6 +65,16 @@ export const appRouter = router({
   confirmations: router({ issue: confirmationsIssueProcedure, preview: confirmationsPreviewProcedure }),
   keys: router({ create: keysCreateProcedure, list: keysListProcedure, revoke: keysRevokeProcedure }),
   tenants: router({ list: tenantsListProcedure }),
+  notifications: router({
+    channels: router({
+      list: notificationsChannelsListProcedure,
+      create: notificationsChannelsCreateProcedure,
+      update: notificationsChannelsUpdateProcedure,
+      delete: notificationsChannelsDeleteProcedure,
+      test: notificationsChannelsTestProcedure,
+    }),
+    deliveries: router({ list: notificationsDeliveriesListProcedure }),
+  }),
 });
 
 /** The router's type, for `@trpc/client` (type-only import in apps/web). */
