@@ -77,11 +77,14 @@ export function primeChannelCache(db: Db, tenant: string): Promise<void> {
   return refresh(db, tenant, entryOf(db, tenant));
 }
 
-/** A channel of `tenant` was created, changed or deleted on this replica: read again at once. */
-export function channelsChanged(db: Db, tenant: string): void {
+/**
+ * A channel of `tenant` was created, changed or deleted on this replica: read again at once.
+ * Resolves when read (the procedure answers after it, so this replica's next envelope says it). Never rejects.
+ */
+export function channelsChanged(db: Db, tenant: string): Promise<void> {
   const entry = entryOf(db, tenant);
   entry.generation += 1;
   entry.readAtMs = Number.NEGATIVE_INFINITY;
   entry.refreshing = null;
-  void refresh(db, tenant, entry);
+  return refresh(db, tenant, entry);
 }

@@ -81,11 +81,11 @@ export function eventLine(event: NotificationEvent): string {
   return text || event.id;
 }
 
-/** The headline of a delivery: `[tenant] 3 records waiting for a person…`. */
+/** The headline of a delivery (ASCII: an e-mail subject stays readable): `[Tristate: acme] 3 events: waiting for a person…`. */
 export function headline(claimed: ClaimedDelivery): string {
   const n = claimed.events.length;
   const what = TITLES[claimed.delivery.kind];
-  return `[Tristate · ${claimed.delivery.tenant}] ${n > 1 ? `${n} events: ` : ""}${what}`;
+  return `[Tristate: ${claimed.delivery.tenant}] ${n > 1 ? `${n} events: ` : ""}${what}`;
 }
 
 /** The webhook's body as JSON text (the exact bytes signed and sent on every attempt). */

@@ -58,7 +58,7 @@ export const notificationsChannelsCreateProcedure = adminProcedure
         ...(input.events !== undefined ? { events: input.events as NotificationChannel["events"] } : {}),
       })
       .catch(refusedChannel);
-    channelsChanged(ctx.services.db, notifications.tenant);
+    await channelsChanged(ctx.services.db, notifications.tenant);
     ctx.services.logger.info(
       { channel_id: created.channel.id, kind: input.kind, tenant: notifications.tenant, by: ctx.auth.name },
       "notification channel created",
@@ -79,7 +79,7 @@ export const notificationsChannelsUpdateProcedure = adminProcedure
       })
       .catch(refusedChannel);
     if (!channel) throw noChannel(input.id);
-    channelsChanged(ctx.services.db, notifications.tenant);
+    await channelsChanged(ctx.services.db, notifications.tenant);
     ctx.services.logger.info(
       { channel_id: input.id, tenant: notifications.tenant, by: ctx.auth.name },
       "notification channel updated",
@@ -93,7 +93,7 @@ export const notificationsChannelsDeleteProcedure = adminProcedure
   .mutation(async ({ ctx, input }): Promise<{ deleted: boolean }> => {
     const notifications = await tenantNotifications(ctx, input.tenant);
     if (!(await notifications.deleteChannel(input.id))) throw noChannel(input.id);
-    channelsChanged(ctx.services.db, notifications.tenant);
+    await channelsChanged(ctx.services.db, notifications.tenant);
     ctx.services.logger.info(
       { channel_id: input.id, tenant: notifications.tenant, by: ctx.auth.name },
       "notification channel deleted",
