@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { ApiKeyStore } from "@tristate/db";
 import { refundTool } from "@tristate/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { envelopeOf, mcpClient } from "./mcp-support.ts";
 import { reversibleRefundTools } from "./reversible-refund.ts";
 import { startStack, type TestStack } from "./support.ts";
 
@@ -232,5 +233,21 @@ describe("GET /metrics", () => {
     } finally {
       db.reads = reads;
     }
+  });
+
+  it("counts MCP calls like tRPC calls (both go through the tenant's executor)", async () => {
+    const client = await mcpClient(stack.service.url, acme.agent);
+    try {
+      const result = await client.callTool({
+        name: "issue_refund",
+        arguments: { order_id: "M-1", amount: "10.00", currency: "EUR" },
+      });
+      expect(envelopeOf(result)).toMatchObject({ status: "SUCCEEDED" });
+    } finally {
+      await client.close();
+    }
+    const s = parse((await scrape(acme.viewer)).text);
+    expect(sampleValue(s, "tristate_calls_total", { tool: "issue_refund", outcome: "SUCCEEDED" })).toBe(2);
+    expect(sampleValue(s, "tristate_call_duration_seconds_count", { tool: "issue_refund" })).toBe(2);
   });
 });
