@@ -131,6 +131,41 @@ describe("notification outbox triggers (real PostgreSQL)", () => {
     expect(events[1]!.subject).toMatchObject({ compensatedKey: original, needsHuman: true });
   });
 
+  /** Every column of intent_records (the archive has the same ones). */
+  const COLUMNS = `tenant, key, run_id, step_id, tool, args, identity, status, attempt, lease_until_at, recheck_at, result,
+    error, compensation, resolution, needs_human, reconcile_sweeps, version, created_at, updated_at, finished_at, trace_id,
+    sent_key, settles_at, ever_unknown`;
+
+  it("a row inserted waiting for a person raises once; the same row version written again (a restore) raises no second", async () => {
+    const store = db.intents("t-insert");
+    const rec = await claim(store, newRecord());
+    const queued = (await store.update(rec.key, rec.version, toQueue, [], Date.now()))!;
+    expect(await outboxEvents(pool, "t-insert")).toHaveLength(1);
+    // Moved out and back as it was (what archiving and a restore do to a row): same key, same version.
+    await pool.query(
+      `WITH gone AS (DELETE FROM intent_records WHERE tenant = $1 AND key = $2 RETURNING *)
+       INSERT INTO intent_records_archive (${COLUMNS}) SELECT ${COLUMNS} FROM gone`,
+      ["t-insert", rec.key],
+    );
+    await pool.query(
+      `WITH back AS (DELETE FROM intent_records_archive WHERE tenant = $1 AND key = $2 RETURNING *)
+       INSERT INTO intent_records (${COLUMNS}) SELECT ${COLUMNS} FROM back`,
+      ["t-insert", rec.key],
+    );
+    expect((await store.get(rec.key))?.version).toBe(queued.version);
+    const events = await outboxEvents(pool, "t-insert");
+    expect(events.map((e) => e.kind)).toEqual(["human_queue"]);
+    // A fresh row inserted already waiting raises its own.
+    const other = newRecord();
+    await pool.query(
+      `INSERT INTO intent_records (tenant, key, run_id, step_id, tool, args, identity, status, attempt, lease_until_at,
+         needs_human, version, created_at, updated_at)
+       VALUES ('t-insert', $1, 'r', 'inserted', 'issue_refund', '{}', '{}', 'UNKNOWN', 1, now(), true, 1, now(), now())`,
+      [other.key],
+    );
+    expect((await outboxEvents(pool, "t-insert")).map((e) => e.subject.key)).toEqual([rec.key, other.key]);
+  });
+
   it("the executor's own notify tools raise nothing", async () => {
     const store = db.intents("t-internal");
     const rec = await claim(store, newRecord({ tool: "tristate.notify.webhook", runId: "notify:nch_1" }));
