@@ -4,6 +4,7 @@ import { usePathname } from "next/navigation";
 import { type ReactNode, useState } from "react";
 import { QueueCount } from "./attention";
 import { LiveProvider, LiveStatus } from "./live-refresh";
+import { BellIcon } from "./notifications/bell-icon";
 import { SearchBox } from "./search-box";
 import { useSession } from "./session-context";
 import { TenantLink } from "./tenant-filter";
@@ -18,11 +19,13 @@ const NAV = [
   { href: "/intents", label: "Records" },
   { href: "/audit", label: "Audit log" },
   { href: "/confirm", label: "Confirm a call" },
+  { href: "/notifications", label: "Notifications", adminOnly: true },
 ] as const;
 
 /**
  * The frame of every signed-in page: navigation, search, the tenant (a filter for admins), who is
- * signed in, sign out (the Human queue tab counts the records waiting for a person); `banner` (the outage banner) sits between the header and the page; below it,
+ * signed in, sign out (the Human queue tab counts the records waiting for a person; Notifications, a bell, is
+ * listed for admin keys only); `banner` (the outage banner) sits between the header and the page; below it,
  * live refresh ("updated n s ago", Pause) and the local/UTC toggle for every time shown.
  */
 export function Shell({ children, banner }: { children: ReactNode; banner?: ReactNode }) {
@@ -45,15 +48,23 @@ export function Shell({ children, banner }: { children: ReactNode; banner?: Reac
               <span className="brand">Tristate</span>
               <nav aria-label="Main">
                 <ul>
-                  {NAV.map((item) => (
+                  {NAV.filter((item) => !("adminOnly" in item) || session.role === "admin").map((item) => (
                     <li key={item.href}>
                       <TenantLink
                         href={item.href}
+                        title={item.href === "/notifications" ? item.label : undefined}
                         aria-current={
                           pathname === item.href || pathname.startsWith(`${item.href}/`) ? "page" : undefined
                         }
                       >
-                        {item.label}
+                        {item.href === "/notifications" ? (
+                          <>
+                            <BellIcon />
+                            <span className="visually-hidden">{item.label}</span>
+                          </>
+                        ) : (
+                          item.label
+                        )}
                         {item.href === "/queue" ? <QueueCount /> : null}
                       </TenantLink>
                     </li>
