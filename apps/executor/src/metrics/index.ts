@@ -9,4 +9,4 @@
  * database by one background refresher (metrics/gauges.ts) and are the same on every replica.
  */
 export { createMetrics } from "./provider.ts";
-export type { CompensationResult, MetricsOptions, NotificationChannelLabel, TristateMetrics } from "./types.ts";
+export type { TristateMetrics } from "./types.ts";
