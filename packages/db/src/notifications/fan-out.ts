@@ -7,8 +7,9 @@
  * - when the last slot is within the window and that delivery is a group still open (not yet due,
  *   never taken), the new events join it;
  * - otherwise they open a group whose slot is the last slot plus the window.
- * So a steady stream gives at most one delivery per window per channel and kind, and a single event
- * after a quiet window is sent at once. One replica fans out at a time (a transaction-level advisory
+ * So a steady stream gives at most one delivery per window per channel and kind (a group holds at most
+ * {@link MAX_GROUP_EVENTS} events; a bigger burst makes more groups for the same slot), and a single
+ * event after a quiet window is sent at once. One replica fans out at a time (a transaction-level advisory
  * lock; the others skip the step), so two replicas never open two groups for one slot.
  */
 import type pg from "pg";
@@ -16,6 +17,9 @@ import { newId } from "./rows.ts";
 
 /** The advisory lock key of the fan-out step (any constant; two of Tristate's steps never share one). */
 const FAN_OUT_LOCK_KEY = 2_302_301;
+
+/** Most events one grouped delivery carries (a bigger burst makes more groups for the same slot). */
+export const MAX_GROUP_EVENTS = 1000;
 
 /** Most events fanned out per step (the rest wait for the next). */
 const FAN_OUT_BATCH = 2000;
@@ -37,6 +41,7 @@ interface LastSlot {
   id: string;
   scheduled_ms: number;
   open: boolean;
+  size: number;
   now_ms: number;
 }
 
@@ -103,34 +108,43 @@ async function place(
   group: { tenant: string; channelId: string; kind: string; ids: string[] },
   windowMs: number,
 ): Promise<void> {
-  const { tenant, channelId, kind, ids } = group;
+  const { tenant, channelId, kind } = group;
   const { rows } = await client.query<LastSlot>(
     `SELECT id, (extract(epoch FROM scheduled_at) * 1000)::float8 AS scheduled_ms,
        (status = 'pending' AND attempts = 0 AND lease_until IS NULL AND scheduled_at > created_at
-         AND scheduled_at > now()) AS open,
+         AND scheduled_at > now()) AS open, cardinality(event_ids) AS size,
        (extract(epoch FROM now()) * 1000)::float8 AS now_ms
      FROM notification_deliveries WHERE tenant = $1 AND channel_id = $2 AND kind = $3::text::"NotificationEventKind"
-     ORDER BY scheduled_at DESC LIMIT 1 FOR UPDATE`,
+     ORDER BY scheduled_at DESC, created_at DESC, id DESC LIMIT 1 FOR UPDATE`,
     [tenant, channelId, kind],
   );
   const last = rows[0];
-  if (last?.open) {
+  let ids = group.ids;
+  if (last?.open && last.size < MAX_GROUP_EVENTS) {
+    const joining = ids.slice(0, MAX_GROUP_EVENTS - last.size);
     await client.query(
       "UPDATE notification_deliveries SET event_ids = event_ids || $3::text[] WHERE tenant = $1 AND id = $2",
-      [tenant, last.id, ids],
+      [tenant, last.id, joining],
     );
-    return;
+    ids = ids.slice(joining.length);
   }
+  if (ids.length === 0) return;
   const nowMs =
     last?.now_ms ??
     (await client.query<{ ms: number }>("SELECT (extract(epoch FROM now()) * 1000)::float8 AS ms")).rows[0]!.ms;
-  if (last && last.scheduled_ms > nowMs - windowMs) {
-    await insertDelivery(client, { tenant, channelId, kind, ids, slotMs: last.scheduled_ms + windowMs });
-    return;
+  let slotMs: number;
+  if (last?.open) {
+    slotMs = last.scheduled_ms; // the open group is full: another group for the same slot
+  } else if (last && last.scheduled_ms > nowMs - windowMs) {
+    slotMs = last.scheduled_ms + windowMs;
+  } else {
+    await insertDelivery(client, { tenant, channelId, kind, ids: ids.slice(0, 1), slotMs: null });
+    ids = ids.slice(1);
+    slotMs = nowMs + windowMs;
   }
-  await insertDelivery(client, { tenant, channelId, kind, ids: ids.slice(0, 1), slotMs: null });
-  if (ids.length > 1)
-    await insertDelivery(client, { tenant, channelId, kind, ids: ids.slice(1), slotMs: nowMs + windowMs });
+  for (let at = 0; at < ids.length; at += MAX_GROUP_EVENTS) {
+    await insertDelivery(client, { tenant, channelId, kind, ids: ids.slice(at, at + MAX_GROUP_EVENTS), slotMs });
+  }
 }
 
 /** A new pending delivery due at `slotMs` (epoch ms), or now (null). */

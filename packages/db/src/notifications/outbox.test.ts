@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OpenDatabase } from "../open-database.ts";
+import { MAX_GROUP_EVENTS } from "./fan-out.ts";
 import { PgNotificationOutbox } from "./outbox.ts";
 import type { ClaimedDelivery } from "./ports.ts";
 import { claim, newRecord, openTestFacade, outboxEvents } from "./test-support.ts";
@@ -168,6 +169,30 @@ describe("notification outbox (real PostgreSQL)", () => {
     expect(due.map((d) => [d.delivery.id, d.events.length])).toEqual([[group.id, 499]]);
   });
 
+  it("a group carries at most MAX_GROUP_EVENTS events: a bigger burst makes more groups for the same slot", async () => {
+    await drain();
+    const tenant = "o-huge";
+    const n = db.notifications(tenant);
+    const { channel } = await n.createChannel({ kind: "webhook", name: "h", url: "https://h.example/h" });
+    await pool.query(
+      `INSERT INTO notification_events (tenant, id, kind, subject, occurred_at)
+       SELECT $1, 'nev_' || md5(i::text), 'human_queue', jsonb_build_object('key', i::text), now() FROM generate_series(1, 2500) i`,
+      [tenant],
+    );
+    const taken = [
+      ...(await db.notificationOutbox.claimDue({ limit: 50, leaseMs: 60_000, groupWindowMs: 60_000 })),
+      ...(await db.notificationOutbox.claimDue({ limit: 50, leaseMs: 60_000, groupWindowMs: 60_000 })),
+    ];
+    expect(taken.map((t) => t.events.length)).toEqual([1]);
+    const log = (await n.listDeliveries({ channelId: channel.id })).items;
+    const sizes = log.map((d) => d.eventIds.length);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(MAX_GROUP_EVENTS);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(2500);
+    expect(log.length).toBeLessThanOrEqual(5);
+    const slots = new Set(log.filter((d) => d.attempts === 0).map((d) => d.nextAttemptAtEpochMs));
+    expect(slots.size).toBe(1);
+  });
+
   it("two replicas claiming at once never take the same delivery", async () => {
     await drain();
     const n = db.notifications("o-replicas");
@@ -181,6 +206,24 @@ describe("notification outbox (real PostgreSQL)", () => {
     const ids = rounds.flat().map((c) => c.delivery.id);
     expect(ids).toHaveLength(60);
     expect(new Set(ids).size).toBe(60);
+
+    // Fanning out at once: one replica fans out, every event lands in exactly one delivery of the channel.
+    await pool.query(
+      `INSERT INTO notification_events (tenant, id, kind, subject, occurred_at)
+       SELECT 'o-replicas', 'nev_' || md5('r' || i), 'stale_pending', '{}', now() FROM generate_series(1, 300) i`,
+    );
+    const fanned = await Promise.all([
+      db.notificationOutbox.claimDue({ limit: 40, leaseMs: 60_000, groupWindowMs: 60_000 }),
+      replica.claimDue({ limit: 40, leaseMs: 60_000, groupWindowMs: 60_000 }),
+      replica.claimDue({ limit: 40, leaseMs: 60_000, groupWindowMs: 60_000 }),
+    ]);
+    await db.notificationOutbox.claimDue({ limit: 40, leaseMs: 60_000, groupWindowMs: 60_000 });
+    const { rows } = await pool.query<{ id: string }>(
+      `SELECT unnest(event_ids) AS id FROM notification_deliveries WHERE tenant = 'o-replicas' AND kind = 'stale_pending'`,
+    );
+    expect(rows).toHaveLength(300);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(300);
+    expect(fanned.flat().filter((c) => c.delivery.kind === "stale_pending")).toHaveLength(1);
   });
 
   it("a lease that passes lets another worker take the delivery; results: retry later, give up", async () => {
