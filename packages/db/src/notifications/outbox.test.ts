@@ -275,6 +275,33 @@ describe("notification outbox (real PostgreSQL)", () => {
     expect(await db.notificationOutbox.claimDue({ limit: 5, leaseMs: 60_000, groupWindowMs: 60_000 })).toHaveLength(1);
   });
 
+  it("purge deletes closed deliveries and fanned-out events past the cut, keeping what a pending delivery carries", async () => {
+    await drain();
+    const tenant = "o-purge";
+    const n = db.notifications(tenant);
+    const { channel } = await n.createChannel({ kind: "webhook", name: "p", url: "https://p.example/h" });
+    const done = await n.sendTest(channel.id);
+    const [taken] = await db.notificationOutbox.claimDue({ limit: 5, leaseMs: 60_000, groupWindowMs: 60_000 });
+    await db.notificationOutbox.complete(taken!.delivery.id, { delivered: true });
+    const waiting = await n.sendTest(channel.id);
+    await pool.query(
+      "UPDATE notification_deliveries SET created_at = created_at - interval '2 days' WHERE tenant = $1",
+      [tenant],
+    );
+    await pool.query("UPDATE notification_events SET occurred_at = occurred_at - interval '2 days' WHERE tenant = $1", [
+      tenant,
+    ]);
+    expect(await db.notificationOutbox.purge({ olderThanMs: 3 * 86_400_000 })).toEqual({ deliveries: 0, events: 0 });
+    const purged = await db.notificationOutbox.purge({ olderThanMs: 86_400_000 });
+    expect(purged.deliveries).toBeGreaterThanOrEqual(1);
+    const log = (await n.listDeliveries()).items;
+    expect(log.map((d) => d.id)).toEqual([waiting!.deliveryId]);
+    const events = (await outboxEvents(pool, tenant)).map((e) => e.id);
+    expect(events).toEqual([waiting!.event.id]);
+    expect(events).not.toContain(done!.event.id);
+    await expect(db.notificationOutbox.purge({ olderThanMs: 0 })).rejects.toThrow(/^olderThanMs: /);
+  });
+
   it("raiseConditions: stale PENDING and a tool's UNKNOWN share, one event when each starts, again after it ended", async () => {
     const tenant = "o-cond";
     const store = db.intents(tenant);

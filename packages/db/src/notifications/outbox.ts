@@ -61,6 +61,27 @@ const COMPLETE_SQL = `
     last_error = CASE WHEN $2 THEN NULL ELSE $3 END
   WHERE status = 'pending' AND id = $1`;
 
+/**
+ * Deletes closed deliveries and fanned-out events past the cut (a background step: it scans the
+ * tables without an index on age alone, so call it rarely). An event a pending delivery carries stays.
+ */
+const PURGE_SQL = `
+  WITH cut AS (SELECT now() - $1::float8 * interval '1 millisecond' AS at),
+  d AS (
+    DELETE FROM notification_deliveries WHERE (tenant, id) IN (
+      SELECT tenant, id FROM notification_deliveries, cut
+      WHERE status <> 'pending' AND created_at < cut.at LIMIT $2)
+    RETURNING 1),
+  e AS (
+    DELETE FROM notification_events WHERE (tenant, id) IN (
+      SELECT e.tenant, e.id FROM notification_events e, cut
+      WHERE e.fanned_out AND e.occurred_at < cut.at
+        AND NOT EXISTS (SELECT 1 FROM notification_deliveries p
+          WHERE p.status = 'pending' AND p.tenant = e.tenant AND e.id = ANY(p.event_ids))
+      LIMIT $2)
+    RETURNING 1)
+  SELECT (SELECT count(*) FROM d)::int AS deliveries, (SELECT count(*) FROM e)::int AS events`;
+
 /** The outbox over a `pg` pool (the store's). */
 export class PgNotificationOutbox implements NotificationOutbox {
   readonly #pool: pg.Pool;
@@ -112,6 +133,17 @@ export class PgNotificationOutbox implements NotificationOutbox {
     const error = result.delivered ? null : String(result.error).slice(0, MAX_ERROR_LENGTH);
     const retryAt = result.delivered ? null : result.retryAtEpochMs;
     await this.#pool.query(COMPLETE_SQL, [deliveryId, result.delivered, error, retryAt]);
+  }
+
+  /** @throws RangeError when `olderThanMs` is not positive or `limit` not 1–100 000. */
+  async purge(options: { olderThanMs: number; limit?: number }): Promise<{ deliveries: number; events: number }> {
+    const { olderThanMs, limit = 10_000 } = options;
+    if (!Number.isFinite(olderThanMs) || olderThanMs <= 0)
+      throw new RangeError("olderThanMs: must be a positive number of ms");
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100_000)
+      throw new RangeError("limit: must be an integer from 1 to 100000");
+    const { rows } = await this.#pool.query<{ deliveries: number; events: number }>(PURGE_SQL, [olderThanMs, limit]);
+    return rows[0] ?? { deliveries: 0, events: 0 };
   }
 
   raiseConditions(options: { unknownShareThreshold: number; minCalls: number; windowMs: number }) {

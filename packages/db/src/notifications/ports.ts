@@ -169,6 +169,13 @@ export interface NotificationOutbox {
    * `unknownShareThreshold` (with at least `minCalls` calls) in the last `windowMs`; stale PENDING
    * records. Edge-triggered: one event when a condition starts, none while it lasts. @returns the new events.
    */
+  /**
+   * Deletes what the log no longer needs (added by the database side; optional for the service to call,
+   * e.g. hourly): delivered and failed deliveries created more than `olderThanMs` ago, and events fanned
+   * out more than `olderThanMs` ago that no pending delivery carries. At most `limit` rows of each
+   * (default 10 000) per call. @returns how many of each were deleted.
+   */
+  purge(options: { olderThanMs: number; limit?: number }): Promise<{ deliveries: number; events: number }>;
   raiseConditions(options: {
     unknownShareThreshold: number;
     minCalls: number;
