@@ -250,4 +250,18 @@ describe("GET /metrics", () => {
     expect(sampleValue(s, "tristate_calls_total", { tool: "issue_refund", outcome: "SUCCEEDED" })).toBe(2);
     expect(sampleValue(s, "tristate_call_duration_seconds_count", { tool: "issue_refund" })).toBe(2);
   });
+
+  it("a compensation that succeeds counts once, a second abort of the run adds nothing", async () => {
+    const { agent } = stack.keys;
+    expect(await execute(agent, "run-undo", "refund", "issue_refund", "A-3")).toMatchObject({ status: "SUCCEEDED" });
+    for (let i = 0; i < 2; i++) {
+      const aborted = await stack.post("runs.abort", { runId: "run-undo", budgetMs: 8000 }, agent);
+      expect(aborted.status, JSON.stringify(aborted.json)).toBe(200);
+    }
+    const s = parse((await scrape(TOKEN)).text);
+    const compensations = (result: string) =>
+      sampleValue(s, "tristate_compensations_total", { tenant: "default", tool: "reverse_refund", result });
+    expect(compensations("succeeded")).toBe(1);
+    expect(compensations("failed")).toBe(1);
+  });
 });

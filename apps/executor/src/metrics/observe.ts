@@ -41,7 +41,9 @@ export function countedExecutor(executor: Executor, tenant: string, metrics: Tri
  * `store` with its compare-and-set writes observed: a write that gives a record a resolution, or puts
  * an UNKNOWN record in the human queue (a `needs_human` event with it), counts in
  * `tristate_unknown_resolutions_total`; a write that settles a compensating or corrective record
- * (step `compensate:<key>` / `correct:<key>`) counts in `tristate_compensations_total`.
+ * (step `compensate:<key>` / `correct:<key>`) counts in `tristate_compensations_total` — judged
+ * against the record as this store last returned it (every writer reads a record before its
+ * compare-and-set), so a record already counted failed is not counted again.
  */
 export function observedStore(
   store: IntentStore,
@@ -49,12 +51,57 @@ export function observedStore(
   metrics: TristateMetrics,
   counted: CountedTool,
 ): IntentStore {
+  const seen = new CompensationStates();
   const update: IntentStore["update"] = async (key, expectedVersion, patch, events, nowEpochMs, options) => {
     const after = await store.update(key, expectedVersion, patch, events, nowEpochMs, options);
-    if (after && counted(after.tool)) countWrite(metrics, tenant, patch, events, after);
+    if (after && counted(after.tool)) {
+      countWrite(metrics, tenant, patch, events, after, seen.before(key, expectedVersion));
+    }
+    seen.note(after);
     return after;
   };
-  return bindingProxy(store, { update });
+  const get: IntentStore["get"] = async (key) => seen.note(await store.get(key));
+  const claim: IntentStore["claim"] = async (record, events, nowEpochMs) => {
+    const result = await store.claim(record, events, nowEpochMs);
+    seen.note(result.claimed ? result.record : result.existing);
+    return result;
+  };
+  const claimStale: IntentStore["claimStale"] = async (options) => {
+    const taken = await store.claimStale(options);
+    for (const record of taken) seen.note(record);
+    return taken;
+  };
+  return bindingProxy(store, { update, get, claim, claimStale });
+}
+
+/** The state that decides "failed" of a compensating record, by version. */
+type CompensationState = Pick<IntentRecord, "version" | "status" | "needsHuman">;
+
+/**
+ * The compensating records this store returned last (at most {@link CompensationStates.LIMIT}, the
+ * oldest forgotten first): the state before a write, which the write itself does not carry.
+ */
+class CompensationStates {
+  static readonly LIMIT = 10_000;
+  readonly #states = new Map<string, CompensationState>();
+
+  /** Remembers `record` when it is a compensating record; returns it as it was. */
+  note<R extends IntentRecord | null>(record: R): R {
+    if (!record || !isCompensationStep(record.stepId)) return record;
+    this.#states.delete(record.key);
+    this.#states.set(record.key, { version: record.version, status: record.status, needsHuman: record.needsHuman });
+    if (this.#states.size > CompensationStates.LIMIT) {
+      const oldest = this.#states.keys().next().value;
+      if (oldest !== undefined) this.#states.delete(oldest);
+    }
+    return record;
+  }
+
+  /** The state of `key` at `version`, or undefined when this store did not return that version. */
+  before(key: string, version: number): CompensationState | undefined {
+    const state = this.#states.get(key);
+    return state?.version === version ? state : undefined;
+  }
 }
 
 /**
@@ -101,6 +148,7 @@ function countWrite(
   patch: IntentPatch,
   events: readonly IntentEvent[],
   after: IntentRecord,
+  before: CompensationState | undefined,
 ): void {
   const queued = events.some((e) => e.type === "needs_human") && after.needsHuman;
   if (patch.resolution) metrics.unknownResolved(tenant, after.tool, patch.resolution);
@@ -109,9 +157,11 @@ function countWrite(
     if (shown) metrics.unknownResolved(tenant, after.tool, shown);
   }
   if (!isCompensationStep(after.stepId)) return;
-  if (patch.status === "SUCCEEDED" && after.status === "SUCCEEDED" && !after.needsHuman) {
+  // Against the state before when known; else by what the write itself did.
+  const succeeded = (r: Pick<IntentRecord, "status" | "needsHuman">) => r.status === "SUCCEEDED" && !r.needsHuman;
+  if (succeeded(after) && (before ? !succeeded(before) : patch.status === "SUCCEEDED")) {
     metrics.compensationSettled(tenant, after.tool, "succeeded");
-  } else if ((patch.status === "FAILED_NO_EFFECT" || queued) && failed(after)) {
+  } else if (failed(after) && (before ? !failed(before) : patch.status === "FAILED_NO_EFFECT" || queued)) {
     metrics.compensationSettled(tenant, after.tool, "failed");
   }
 }
