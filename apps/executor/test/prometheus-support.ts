@@ -10,13 +10,7 @@ import { join } from "node:path";
 import { freePort, listening } from "./processes.ts";
 
 /** The repository's alert rules (tooling/prometheus/rules/tristate-alerts.yml). */
-const SHIPPED_RULES = join(
-  import.meta.dirname,
-  "..",
-  "..",
-  "..",
-  "tooling/prometheus/rules/tristate-alerts.yml",
-);
+const SHIPPED_RULES = join(import.meta.dirname, "..", "..", "..", "tooling/prometheus/rules/tristate-alerts.yml");
 
 /** An alert as Prometheus' `GET /api/v1/alerts` lists it. */
 export interface PromAlert {
