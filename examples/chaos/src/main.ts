@@ -7,13 +7,21 @@ import { runCampaign } from "./campaign.ts";
 import { violationCount } from "./checker.ts";
 import { killsTarget } from "./db-stall.ts";
 import { deadlineFailures } from "./deadline-checks.ts";
+import { notifyKillLines, runNotifyKill } from "./notify-kill.ts";
 import { type CampaignOptions, CHAOS_USAGE, parseChaosArgs } from "./options.ts";
 import { roundLine, summaryText, writeJson, writeRepro } from "./report.ts";
 
 async function main(): Promise<number> {
+  const argv = process.argv.slice(2).filter((a) => a !== "--");
+  // `--scenario notify-kill`: the short notification scenario instead of the campaign (issue 23 §3).
+  if (argv[0] === "--scenario" && argv[1] === "notify-kill" && argv.length === 2) {
+    const report = await runNotifyKill();
+    for (const line of notifyKillLines(report)) console.log(line);
+    return report.ok ? 0 : 1;
+  }
   let options: CampaignOptions;
   try {
-    const parsed = parseChaosArgs(process.argv.slice(2).filter((a) => a !== "--"));
+    const parsed = parseChaosArgs(argv);
     if ("help" in parsed) {
       console.log(CHAOS_USAGE);
       return 0;

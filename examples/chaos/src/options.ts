@@ -11,6 +11,7 @@ import { type ChaosFault, DEFAULT_INTERVALS_MS, FAULT_KINDS } from "./faults.ts"
 
 /** Usage text. */
 export const CHAOS_USAGE = `usage: pnpm chaos [options]
+       pnpm chaos --scenario notify-kill   (alone: SIGKILL an executor mid-delivery of its notifications, < 60 s)
   --minutes N        how long the campaign runs (default 10); it ends after the round running then
   --kills N          also end once every selected fault kind fired N times; the kinds then fire often
                      enough to get there in a third of --minutes, and falling short is a failure (exit 3);

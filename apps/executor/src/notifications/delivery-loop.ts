@@ -47,7 +47,7 @@ export interface DeliveryLoopOptions {
   counter?: Pick<TristateMetrics, "notificationDelivered"> | undefined;
   /** Deliveries claimed per round. @default 20 */
   limit?: number;
-  /** The claim's lease, ms. @default 60000 */
+  /** The claim's lease, ms: one send's deadline (15 s) and a margin. @default 20000 */
   leaseMs?: number;
 }
 
@@ -134,7 +134,7 @@ export async function deliverOne(options: DeliveryLoopOptions, claimed: ClaimedD
  */
 export function startDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   const limit = options.limit ?? 20;
-  const leaseMs = options.leaseMs ?? 60_000;
+  const leaseMs = options.leaseMs ?? 20_000;
   let stopped = false;
   let wake: (() => void) | null = null;
   let lastConditionsMs = Number.NEGATIVE_INFINITY;
