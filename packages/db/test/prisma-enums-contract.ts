@@ -8,6 +8,11 @@
 import type { IntentEventType, IntentStatus, StoredResolution } from "@tristate/core";
 import type { ApiKeyRole } from "../src/api-key-store.ts";
 import type * as PrismaEnums from "../src/generated/prisma/enums.ts";
+import type {
+  NotificationChannelKind,
+  NotificationDeliveryStatus,
+  NotificationEventKind,
+} from "../src/notifications/ports.ts";
 
 /** True when A and B are assignable both ways. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -20,4 +25,8 @@ export type PrismaEnumContract = [
   Holds<Same<PrismaEnums.Resolution, StoredResolution>>,
   Holds<Same<PrismaEnums.IntentEventType, IntentEventType>>,
   Holds<Same<PrismaEnums.ApiKeyRole, ApiKeyRole>>,
+  // Notifications (issue 23 §3): the ports' closed unions.
+  Holds<Same<PrismaEnums.NotificationEventKind, NotificationEventKind>>,
+  Holds<Same<PrismaEnums.NotificationChannelKind, NotificationChannelKind>>,
+  Holds<Same<PrismaEnums.NotificationDeliveryStatus, NotificationDeliveryStatus>>,
 ];
