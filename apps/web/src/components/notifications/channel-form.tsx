@@ -111,7 +111,7 @@ export function ChannelForm({
 
   const otherError = create.error && apiField === null ? create.error : null;
   return (
-    <form className="panel" aria-label="New channel" onSubmit={submit} noValidate>
+    <form className={`panel ${styles.form}`} aria-label="New channel" onSubmit={submit} noValidate>
       <h2>New channel</h2>
       <div className={styles["form-row"]}>
         <Field label="Kind" htmlFor={id("kind")} error={errorOf("kind")} errorId={id("kind-error")}>
