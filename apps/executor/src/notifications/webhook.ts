@@ -8,7 +8,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { callHttp, type InvokeContext } from "@tristate/core";
 
 /** The signature header. */
-export const SIGNATURE_HEADER = "Tristate-Signature";
+const SIGNATURE_HEADER = "Tristate-Signature";
 
 /** `t=<t>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>` for a body sent at `t` (epoch seconds). */
 export function signatureHeader(secret: string, t: number, body: string): string {
