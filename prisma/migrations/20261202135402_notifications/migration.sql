@@ -90,9 +90,14 @@ CREATE INDEX "notification_deliveries_pending_idx" ON "notification_deliveries"(
 --   contradicting-evidence.ts) — it entered the queue with that reason, or the reason came while it waited;
 -- - compensation_failed: a compensating or corrective record (step `compensate:<key>` / `correct:<key>`)
 --   became failed as the rollups count it (`compensations_failed`): FAILED_NO_EFFECT or waiting for a
---   person, from neither;
+--   person, from neither.
+--   A compensation refused before its record was written (its tool not in the catalog: the original's
+--   `compensation.key` is "") has no record: the original entering the queue with reason
+--   COMPENSATION_FAILED raises it instead;
 -- - human_queue: any other record entered the human queue (needs_human false -> true, or inserted true);
---   a compensation waiting for a person is a failed compensation, said once as compensation_failed.
+--   a compensation waiting for a person is a failed compensation, said once as compensation_failed. (A
+--   compensation whose record failed puts its original in the queue too, reason COMPENSATION_FAILED: that
+--   raises human_queue, the person's task, beside the compensation's own compensation_failed.)
 -- The executor's own notification calls (tools `tristate.notify.*`) raise nothing. The event id is
 -- `nev_` + md5 of (tenant, key, version, kind): one change (one row version) raises one id, and writing
 -- it again (a restored record, a repeated transaction) is a no-op. The WHEN clauses keep the hot path's
@@ -111,6 +116,11 @@ BEGIN
     event_kind := 'evidence_contradicts';
   ELSIF is_compensation AND (NEW.status = 'FAILED_NO_EFFECT' OR NEW.needs_human) AND NOT was_failed THEN
     event_kind := 'compensation_failed';
+  ELSIF NEW.needs_human AND NOT is_compensation AND (TG_OP = 'INSERT' OR NOT OLD.needs_human)
+     AND code = 'COMPENSATION_FAILED' AND coalesce(NEW.compensation->>'key', '') = '' THEN
+    -- The compensation was refused before its record was written (no record to raise it): the
+    -- original, entering the queue for it, raises it.
+    event_kind := 'compensation_failed';
   ELSIF NEW.needs_human AND NOT is_compensation AND (TG_OP = 'INSERT' OR NOT OLD.needs_human) THEN
     event_kind := 'human_queue';
   ELSE
@@ -122,7 +132,8 @@ BEGIN
     jsonb_build_object('key', NEW.key, 'runId', NEW.run_id, 'stepId', NEW.step_id, 'tool', NEW.tool,
       'attempt', NEW.attempt, 'status', NEW.status, 'needsHuman', NEW.needs_human, 'code', code,
       'message', left(NEW.error->>'message', 500),
-      'compensatedKey', CASE WHEN is_compensation THEN substr(NEW.step_id, strpos(NEW.step_id, ':') + 1) END),
+      'compensatedKey', CASE WHEN is_compensation THEN substr(NEW.step_id, strpos(NEW.step_id, ':') + 1)
+        WHEN event_kind = 'compensation_failed' THEN NEW.key END),
     now())
   ON CONFLICT DO NOTHING;
   RETURN NULL;

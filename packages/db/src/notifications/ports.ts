@@ -59,7 +59,8 @@ export interface NotificationEvent {
    *   `intent_records`): `{ key, runId, stepId, tool, attempt, status, needsHuman, code, message,
    *   compensatedKey }` — `code`/`message` the record's error (reason code, e.g. `NO_PROBE`,
    *   `CONTRADICTING_EVIDENCE`; null when none; message cut at 500 characters), `compensatedKey` the
-   *   undone record's key for a compensation (`compensate:<key>` / `correct:<key>` step), else null;
+   *   undone record's key for a compensation (`compensate:<key>` / `correct:<key>` step; a compensation
+   *   refused before its record was written is raised by the original itself: its own key), else null;
    * - `unknown_share`: `{ tool, calls, unknown, share, threshold, windowMs }`;
    * - `stale_pending`: `{ count, oldestLeaseEndedAtEpochMs }`;
    * - `test`: `{ channelId, channelName, message }`.
