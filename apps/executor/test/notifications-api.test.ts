@@ -6,6 +6,7 @@
 import { defineTool } from "@tristate/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalog } from "../src/catalog/load.ts";
+import { mcpClient } from "./mcp-support.ts";
 import { type Json, startStack, type TestStack } from "./support.ts";
 
 let stack: TestStack;
@@ -152,6 +153,26 @@ describe("Tristate's internal tools are hidden from agents", () => {
       expect(res.status, JSON.stringify(res.json)).toBe(404);
       expect(res.json.error.data.field).toBe("tool");
       expect(res.json.error.message).toBe(`tool: "${tool}" is not in the catalog`);
+    }
+  });
+
+  it("MCP tools/list does not list them; tools/call refuses them as unknown tools", async () => {
+    const client = await mcpClient(stack.service.url, stack.keys.agent);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.length).toBeGreaterThan(0);
+      expect(tools.some((t) => t.name.startsWith("tristate."))).toBe(false);
+      const answer = await client
+        .callTool({
+          name: "tristate.notify.webhook",
+          arguments: { channel_id: "nch_x", delivery_id: "ndl_1", body: "{}" },
+        })
+        .then((r) => JSON.stringify(r))
+        .catch((e: unknown) => String(e));
+      expect(answer).toMatch(/tristate\.notify\.webhook/);
+      expect(answer).toMatch(/not in the catalog|unknown tool|Unknown tool|UNKNOWN_TOOL/i);
+    } finally {
+      await client.close();
     }
   });
 
