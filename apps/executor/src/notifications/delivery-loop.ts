@@ -5,7 +5,8 @@
  * human queue when nothing can decide. Every replica may run it: deliveries are claimed under a lease
  * with `FOR UPDATE SKIP LOCKED`, and a delivery whose replica dies is claimed again after its lease —
  * the repeat call replays the record (or reconciles it), and the receiver drops a repeat by its
- * `Idempotency-Key`. Every ~30 s it also raises the condition events (UNKNOWN share, stale PENDING).
+ * `Idempotency-Key`. Every ~30 s it also raises the condition events (UNKNOWN share, stale PENDING),
+ * and hourly it purges the delivery log of what is older than {@link DELIVERY_LOG_RETENTION_MS}.
  */
 import { Deadline, type Envelope } from "@tristate/core";
 import type { ClaimedDelivery, TristateDatabase } from "@tristate/db";
@@ -25,6 +26,10 @@ export const FIRST_RETRY_DELAY_MS = 2_000;
 export const MAX_RETRY_DELAY_MS = 600_000;
 /** How often the condition events are raised, ms. */
 export const CONDITIONS_EVERY_MS = 30_000;
+/** How long the delivery log keeps delivered and failed deliveries (and their events), ms: 30 days. */
+export const DELIVERY_LOG_RETENTION_MS = 30 * 86_400_000;
+/** How often the log is purged of what is older, ms (hourly). */
+export const PURGE_EVERY_MS = 3_600_000;
 /** The window the UNKNOWN share is measured over, ms (15 min), and the least calls it needs. */
 export const UNKNOWN_SHARE_WINDOW_MS = 900_000;
 export const UNKNOWN_SHARE_MIN_CALLS = 20;
@@ -138,7 +143,13 @@ export function startDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   let stopped = false;
   let wake: (() => void) | null = null;
   let lastConditionsMs = Number.NEGATIVE_INFINITY;
+  let lastPurgeMs = Number.NEGATIVE_INFINITY;
   const round = async (): Promise<number> => {
+    if (performance.now() - lastPurgeMs >= PURGE_EVERY_MS) {
+      lastPurgeMs = performance.now();
+      const purged = await options.db.notificationOutbox.purge({ olderThanMs: DELIVERY_LOG_RETENTION_MS });
+      if (purged.deliveries + purged.events > 0) options.logger.info(purged, "notification log purged");
+    }
     if (performance.now() - lastConditionsMs >= CONDITIONS_EVERY_MS) {
       lastConditionsMs = performance.now();
       const raised = await options.db.notificationOutbox.raiseConditions({
