@@ -47,6 +47,113 @@ function Field({
   );
 }
 
+/** Props of a control whose refusal is shown beside it. */
+interface ControlProps {
+  inputId: string;
+  error: string | null;
+  errorId: string;
+}
+
+/** `aria-invalid` and `aria-describedby` of a control while the API refuses it. */
+function invalidProps({ error, errorId }: Pick<ControlProps, "error" | "errorId">) {
+  return error ? { "aria-invalid": true, "aria-describedby": errorId } : {};
+}
+
+/** The channel's kind: webhook (signed), Slack, e-mail. */
+function KindField({
+  kind,
+  onChange,
+  ...control
+}: ControlProps & { kind: ChannelKind; onChange: (kind: ChannelKind) => void }) {
+  return (
+    <Field label="Kind" htmlFor={control.inputId} error={control.error} errorId={control.errorId}>
+      <select
+        id={control.inputId}
+        value={kind}
+        onChange={(e) => onChange(e.currentTarget.value as ChannelKind)}
+        {...invalidProps(control)}
+      >
+        {CHANNEL_KINDS.map((k) => (
+          <option key={k} value={k}>
+            {channelKindLabel(k)}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
+/** Where a channel sends: the URL (webhook, Slack) or the recipients (e-mail). */
+function TargetField({
+  kind,
+  value,
+  onChange,
+  ...control
+}: ControlProps & { kind: ChannelKind; value: string; onChange: (value: string) => void }) {
+  const email = kind === "email";
+  return (
+    <Field
+      label={email ? "Recipients" : kind === "slack" ? "Slack incoming webhook URL" : "URL"}
+      htmlFor={control.inputId}
+      error={control.error}
+      errorId={control.errorId}
+      wide
+    >
+      <input
+        id={control.inputId}
+        type={email ? "text" : "url"}
+        value={value}
+        onChange={(e) => onChange(e.currentTarget.value)}
+        placeholder={
+          email
+            ? "ops@example.com, oncall@example.com"
+            : kind === "slack"
+              ? "https://hooks.slack.com/services/…"
+              : "https://example.com/tristate"
+        }
+        required
+        {...invalidProps(control)}
+      />
+    </Field>
+  );
+}
+
+/** The event kinds a channel receives, one checkbox each (all ticked for a new channel). */
+function EventsField({
+  events,
+  onChange,
+  error,
+  errorId,
+}: Omit<ControlProps, "inputId"> & { events: string[]; onChange: (update: (old: string[]) => string[]) => void }) {
+  return (
+    <>
+      <fieldset className={styles.events} aria-describedby={error ? errorId : undefined}>
+        <legend>Events</legend>
+        {EVENT_KINDS.map((k) => (
+          <label key={k} className="nowrap">
+            <input
+              type="checkbox"
+              name="events"
+              value={k}
+              checked={events.includes(k)}
+              onChange={(e) => {
+                const on = e.currentTarget.checked;
+                onChange((old) => (on ? [...old, k] : old.filter((x) => x !== k)));
+              }}
+            />{" "}
+            {eventKindLabel(k)} <span className="mono small muted">{k}</span>
+          </label>
+        ))}
+      </fieldset>
+      {error ? (
+        <p id={errorId} role="alert" className={styles["field-error"]} data-testid="field-error">
+          {error}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 /**
  * "New channel": kind (webhook, slack, email), name, URL or recipients, and the event kinds it
  * receives (all by default). The executor's refusal is shown beside the field it names (`data.field`),
@@ -71,15 +178,9 @@ export function ChannelForm({
   const [local, setLocal] = useState<{ field: FormField; message: string } | null>(null);
   const base = useId();
   const id = (part: string) => `${base}-${part}`;
-
   const apiField = create.error ? formFieldOf(create.error) : null;
   const errorOf = (field: FormField): string | null =>
     local?.field === field ? local.message : apiField === field ? (create.error?.message ?? null) : null;
-  const fieldProps = (field: FormField) => {
-    const error = errorOf(field);
-    return error ? { "aria-invalid": true, "aria-describedby": id(`${field}-error`) } : {};
-  };
-
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (create.isPending) return;
@@ -102,32 +203,23 @@ export function ChannelForm({
       setUrl("");
       setTo("");
       setEvents([...EVENT_KINDS]);
-      create.reset();
       onCreated(created);
     } catch {
       // shown beside its field, or above the button
     }
   }
-
   const otherError = create.error && apiField === null ? create.error : null;
   return (
     <form className={`panel ${styles.form}`} aria-label="New channel" onSubmit={submit} noValidate>
       <h2>New channel</h2>
       <div className={styles["form-row"]}>
-        <Field label="Kind" htmlFor={id("kind")} error={errorOf("kind")} errorId={id("kind-error")}>
-          <select
-            id={id("kind")}
-            value={kind}
-            onChange={(e) => setKind(e.currentTarget.value as ChannelKind)}
-            {...fieldProps("kind")}
-          >
-            {CHANNEL_KINDS.map((k) => (
-              <option key={k} value={k}>
-                {channelKindLabel(k)}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <KindField
+          kind={kind}
+          onChange={setKind}
+          inputId={id("kind")}
+          error={errorOf("kind")}
+          errorId={id("kind-error")}
+        />
         <Field label="Name" htmlFor={id("name")} error={errorOf("name")} errorId={id("name-error")}>
           <input
             id={id("name")}
@@ -135,63 +227,19 @@ export function ChannelForm({
             onChange={(e) => setName(e.currentTarget.value)}
             maxLength={100}
             required
-            {...fieldProps("name")}
+            {...invalidProps({ error: errorOf("name"), errorId: id("name-error") })}
           />
         </Field>
-        {kind === "email" ? (
-          <Field label="Recipients" htmlFor={id("to")} error={errorOf("to")} errorId={id("to-error")} wide>
-            <input
-              id={id("to")}
-              value={to}
-              onChange={(e) => setTo(e.currentTarget.value)}
-              placeholder="ops@example.com, oncall@example.com"
-              required
-              {...fieldProps("to")}
-            />
-          </Field>
-        ) : (
-          <Field
-            label={kind === "slack" ? "Slack incoming webhook URL" : "URL"}
-            htmlFor={id("url")}
-            error={errorOf("url")}
-            errorId={id("url-error")}
-            wide
-          >
-            <input
-              id={id("url")}
-              type="url"
-              value={url}
-              onChange={(e) => setUrl(e.currentTarget.value)}
-              placeholder={kind === "slack" ? "https://hooks.slack.com/services/…" : "https://example.com/tristate"}
-              required
-              {...fieldProps("url")}
-            />
-          </Field>
-        )}
+        <TargetField
+          kind={kind}
+          value={kind === "email" ? to : url}
+          onChange={kind === "email" ? setTo : setUrl}
+          inputId={id(kind === "email" ? "to" : "url")}
+          error={errorOf(kind === "email" ? "to" : "url")}
+          errorId={id(kind === "email" ? "to-error" : "url-error")}
+        />
       </div>
-      <fieldset className={styles.events} aria-describedby={errorOf("events") ? id("events-error") : undefined}>
-        <legend>Events</legend>
-        {EVENT_KINDS.map((k) => (
-          <label key={k} className="nowrap">
-            <input
-              type="checkbox"
-              name="events"
-              value={k}
-              checked={events.includes(k)}
-              onChange={(e) => {
-                const on = e.currentTarget.checked;
-                setEvents((old) => (on ? [...old, k] : old.filter((x) => x !== k)));
-              }}
-            />{" "}
-            {eventKindLabel(k)} <span className="mono small muted">{k}</span>
-          </label>
-        ))}
-      </fieldset>
-      {errorOf("events") ? (
-        <p id={id("events-error")} role="alert" className={styles["field-error"]} data-testid="field-error">
-          {errorOf("events")}
-        </p>
-      ) : null}
+      <EventsField events={events} onChange={setEvents} error={errorOf("events")} errorId={id("events-error")} />
       {otherError ? (
         <div role="alert" className="error">
           {otherError.message}

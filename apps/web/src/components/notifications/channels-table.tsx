@@ -8,7 +8,13 @@ import { type Columns, DataTable } from "~/components/data-table";
 import { useLiveInterval } from "~/components/live-refresh";
 import { RequestIdLine } from "~/components/states";
 import { Time } from "~/components/time-zone-toggle";
-import { channelKindLabel, channelTarget, eventKindLabel, type NotificationChannel } from "~/lib/notifications";
+import {
+  channelKindLabel,
+  channelTarget,
+  eventKindLabel,
+  type NotificationChannel,
+  type NotificationDelivery,
+} from "~/lib/notifications";
 import { useTRPC } from "~/trpc/react";
 import { DeliveryStatusBadge } from "./delivery-status";
 import styles from "./notifications.module.css";
@@ -80,65 +86,19 @@ function DeleteDialog({
 
 const col = createColumnHelper<NotificationChannel>();
 
-/**
- * The tenant's channels: kind, name, target (a URL's host or the recipients), events, enabled,
- * created, the last delivery's status (a link to its log); actions Send test, Disable/Enable, Delete
- * (asked first).
- */
-export function ChannelsTable({
-  channels,
-  tenant,
-  logHref,
-}: {
-  channels: NotificationChannel[];
-  tenant: string;
-  /** The page's URL showing one channel's delivery log. */
+/** What the channel table's cells need: each channel's last delivery, its log's URL, the row actions. */
+interface ChannelCells {
+  lastById: Map<string, NotificationDelivery | null>;
   logHref: (channelId: string) => string;
-}) {
-  const trpc = useTRPC();
-  const live = useLiveInterval();
-  const queryClient = useQueryClient();
-  const update = useMutation(trpc.notifications.channels.update.mutationOptions());
-  const test = useMutation(trpc.notifications.channels.test.mutationOptions());
-  const [busyId, setBusyId] = useState<string | null>(null);
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const [deleting, setDeleting] = useState<NotificationChannel | null>(null);
+  /** The channel whose action is under way (its buttons are disabled). */
+  busyId: string | null;
+  act: (channel: NotificationChannel, what: "test" | "toggle") => void;
+  onDelete: (channel: NotificationChannel) => void;
+}
 
-  // The last delivery of each channel (one small read per channel; a tenant has a handful).
-  const last = useQueries({
-    queries: channels.map((c) => ({
-      ...trpc.notifications.deliveries.list.queryOptions({ tenant, channelId: c.id, limit: 1 }),
-      refetchInterval: live(10_000),
-    })),
-  });
-  const lastById = new Map(channels.map((c, i) => [c.id, last[i]?.data?.items[0] ?? null]));
-
-  const refresh = () => queryClient.invalidateQueries(trpc.notifications.pathFilter());
-
-  async function act(channel: NotificationChannel, what: "test" | "toggle") {
-    if (busyId) return;
-    setBusyId(channel.id);
-    try {
-      if (what === "test") {
-        const sent = await test.mutateAsync({ tenant, id: channel.id });
-        setOutcome({
-          ok: true,
-          text: `Test queued for “${channel.name}” (delivery ${sent.deliveryId}); the log below shows when it is delivered.`,
-        });
-      } else {
-        await update.mutateAsync({ tenant, id: channel.id, enabled: !channel.enabled });
-        setOutcome({ ok: true, text: `“${channel.name}” is ${channel.enabled ? "disabled" : "enabled"}.` });
-      }
-      await refresh();
-    } catch (error) {
-      const verb = what === "test" ? "send a test to" : channel.enabled ? "disable" : "enable";
-      setOutcome({ ok: false, error, text: `Could not ${verb} “${channel.name}”.` });
-    } finally {
-      setBusyId(null);
-    }
-  }
-
-  const columns: Columns<NotificationChannel> = [
+/** The channel table's columns: kind, name, target, events, enabled, created, last delivery, actions. */
+function channelColumns({ lastById, logHref, busyId, act, onDelete }: ChannelCells): Columns<NotificationChannel> {
+  return [
     col.accessor("kind", { header: "Kind", cell: (c) => channelKindLabel(c.getValue()) }),
     col.accessor("name", { header: "Name", meta: { testId: "channel-name" } }),
     col.accessor((c) => channelTarget(c), {
@@ -199,7 +159,7 @@ export function ChannelsTable({
             <button type="button" onClick={() => act(channel, "toggle")} disabled={busy}>
               {channel.enabled ? "Disable" : "Enable"}
             </button>
-            <button type="button" className="danger" onClick={() => setDeleting(channel)} disabled={busy}>
+            <button type="button" className="danger" onClick={() => onDelete(channel)} disabled={busy}>
               Delete
             </button>
           </span>
@@ -207,7 +167,67 @@ export function ChannelsTable({
       },
     }),
   ];
+}
 
+/**
+ * The tenant's channels: kind, name, target (a URL's host or the recipients), events, enabled,
+ * created, the last delivery's status (a link to its log); actions Send test, Disable/Enable, Delete
+ * (asked first).
+ */
+export function ChannelsTable({
+  channels,
+  tenant,
+  logHref,
+}: {
+  channels: NotificationChannel[];
+  tenant: string;
+  /** The page's URL showing one channel's delivery log. */
+  logHref: (channelId: string) => string;
+}) {
+  const trpc = useTRPC();
+  const live = useLiveInterval();
+  const queryClient = useQueryClient();
+  const update = useMutation(trpc.notifications.channels.update.mutationOptions());
+  const test = useMutation(trpc.notifications.channels.test.mutationOptions());
+  const [busyId, setBusyId] = useState<string | null>(null);
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [deleting, setDeleting] = useState<NotificationChannel | null>(null);
+
+  // The last delivery of each channel (one small read per channel; a tenant has a handful).
+  const last = useQueries({
+    queries: channels.map((c) => ({
+      ...trpc.notifications.deliveries.list.queryOptions({ tenant, channelId: c.id, limit: 1 }),
+      refetchInterval: live(10_000),
+    })),
+  });
+  const lastById = new Map(channels.map((c, i) => [c.id, last[i]?.data?.items[0] ?? null]));
+
+  const refresh = () => queryClient.invalidateQueries(trpc.notifications.pathFilter());
+
+  async function act(channel: NotificationChannel, what: "test" | "toggle") {
+    if (busyId) return;
+    setBusyId(channel.id);
+    try {
+      if (what === "test") {
+        const sent = await test.mutateAsync({ tenant, id: channel.id });
+        setOutcome({
+          ok: true,
+          text: `Test queued for “${channel.name}” (delivery ${sent.deliveryId}); the log below shows when it is delivered.`,
+        });
+      } else {
+        await update.mutateAsync({ tenant, id: channel.id, enabled: !channel.enabled });
+        setOutcome({ ok: true, text: `“${channel.name}” is ${channel.enabled ? "disabled" : "enabled"}.` });
+      }
+      await refresh();
+    } catch (error) {
+      const verb = what === "test" ? "send a test to" : channel.enabled ? "disable" : "enable";
+      setOutcome({ ok: false, error, text: `Could not ${verb} “${channel.name}”.` });
+    } finally {
+      setBusyId(null);
+    }
+  }
+
+  const columns = channelColumns({ lastById, logHref, busyId, act, onDelete: setDeleting });
   const rowProps = useMemo(
     () => (row: { original: NotificationChannel }) => ({
       "data-testid": "channel-row",

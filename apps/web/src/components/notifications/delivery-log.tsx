@@ -89,18 +89,8 @@ function logColumns(channelName: (id: string) => string, showChannel: boolean): 
   ];
 }
 
-/**
- * The delivery log, newest first, for one channel or all: time, channel, event kind, how many events
- * (grouped), status (delivered; pending with its next attempt; failed with its last error), attempts;
- * keyset paging ("Load older deliveries"). The filters live in the URL (`channel`, `status`).
- */
-export function DeliveryLog({
-  tenant,
-  channels,
-  channelId,
-  status,
-  onFilter,
-}: {
+/** What the delivery log shows. */
+interface LogProps {
   tenant: string;
   /** The tenant's channels (names for the Channel column and the filter). */
   channels: NotificationChannel[];
@@ -108,11 +98,69 @@ export function DeliveryLog({
   status: DeliveryStatus | undefined;
   /** Shows the log with other filters (the page puts them in the URL). */
   onFilter: (filter: { channel?: string; status?: DeliveryStatus }) => void;
-}) {
+}
+
+/** The log's filters: one channel or all (a deleted channel by its id), and a status. */
+function LogFilters({
+  channels,
+  channelId,
+  status,
+  onFilter,
+}: Pick<LogProps, "channels" | "channelId" | "status" | "onFilter">) {
+  const ids = { channel: useId(), status: useId() };
+  const current = channelId ? channels.find((c) => c.id === channelId) : undefined;
+  return (
+    <div className="toolbar">
+      <label className="field">
+        <span>Channel</span>
+        <select
+          id={ids.channel}
+          value={channelId ?? ""}
+          onChange={(e) => onFilter({ channel: e.currentTarget.value || undefined, ...(status ? { status } : {}) })}
+        >
+          <option value="">All channels</option>
+          {channelId && !current ? <option value={channelId}>{channelId} (deleted)</option> : null}
+          {channels.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span>Status</span>
+        <select
+          id={ids.status}
+          value={status ?? ""}
+          onChange={(e) =>
+            onFilter({
+              ...(channelId ? { channel: channelId } : {}),
+              status: (e.currentTarget.value || undefined) as DeliveryStatus | undefined,
+            })
+          }
+        >
+          <option value="">any</option>
+          {DELIVERY_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </label>
+    </div>
+  );
+}
+
+/**
+ * The delivery log, newest first, for one channel or all: time, channel, event kind, how many events
+ * (grouped), status (delivered; pending with its next attempt; failed with its last error), attempts;
+ * keyset paging ("Load older deliveries"). The filters live in the URL (`channel`, `status`).
+ */
+export function DeliveryLog({ tenant, channels, channelId, status, onFilter }: LogProps) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const live = useLiveInterval();
-  const ids = { channel: useId(), status: useId() };
+  const headingId = useId();
   const query = { tenant, ...(channelId ? { channelId } : {}), ...(status ? { status } : {}) };
   // Pages by cursor, fetched with the plain client (the input's cursor is the page parameter).
   const log = useInfiniteQuery({
@@ -134,48 +182,9 @@ export function DeliveryLog({
   const current = channelId ? channels.find((c) => c.id === channelId) : undefined;
 
   return (
-    <section aria-labelledby={`${ids.channel}-h`}>
-      <h2 id={`${ids.channel}-h`}>
-        Delivery log{current ? ` of “${current.name}”` : channelId ? ` of ${channelId}` : ""}
-      </h2>
-      <div className="toolbar">
-        <label className="field">
-          <span>Channel</span>
-          <select
-            id={ids.channel}
-            value={channelId ?? ""}
-            onChange={(e) => onFilter({ channel: e.currentTarget.value || undefined, ...(status ? { status } : {}) })}
-          >
-            <option value="">All channels</option>
-            {channelId && !current ? <option value={channelId}>{channelId} (deleted)</option> : null}
-            {channels.map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="field">
-          <span>Status</span>
-          <select
-            id={ids.status}
-            value={status ?? ""}
-            onChange={(e) =>
-              onFilter({
-                ...(channelId ? { channel: channelId } : {}),
-                status: (e.currentTarget.value || undefined) as DeliveryStatus | undefined,
-              })
-            }
-          >
-            <option value="">any</option>
-            {DELIVERY_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-      </div>
+    <section aria-labelledby={headingId}>
+      <h2 id={headingId}>Delivery log{current ? ` of “${current.name}”` : channelId ? ` of ${channelId}` : ""}</h2>
+      <LogFilters channels={channels} channelId={channelId} status={status} onFilter={onFilter} />
       {log.error ? <ErrorState error={log.error} title="Could not load the delivery log" /> : null}
       {log.isPending ? <Loading what="the delivery log" /> : null}
       {log.data && items.length === 0 ? (
