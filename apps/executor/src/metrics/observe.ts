@@ -22,14 +22,17 @@ export type CountedTool = (tool: string) => boolean;
 
 /**
  * `executor` with its `call` counted: `tristate_calls_total` by the outcome answered and
- * `tristate_call_duration_seconds`, for catalog tools (a call refused before an envelope — a thrown
- * error — is not counted).
+ * `tristate_call_duration_seconds`, for catalog tools. Not counted (docs/metrics.md): a replay (the
+ * answer comes from the log, nothing was done: counting it would count a step twice, and by its
+ * later outcome), a refusal before sending (attempt 0 FAILED_NO_EFFECT: bad arguments, a policy, no
+ * budget — nothing reached the tool) and a call refused with a thrown error.
  */
 export function countedExecutor(executor: Executor, tenant: string, metrics: TristateMetrics): Executor {
   const call = async (input: CallInput) => {
     const started = performance.now();
     const envelope = await executor.call(input);
-    if (executor.tools.has(input.tool)) {
+    const refused = envelope.attempt === 0 && envelope.status === "FAILED_NO_EFFECT";
+    if (executor.tools.has(input.tool) && !envelope.replayed && !refused) {
       metrics.callAnswered(tenant, input.tool, envelope.status, performance.now() - started);
     }
     return envelope;

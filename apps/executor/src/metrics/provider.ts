@@ -9,6 +9,7 @@ import {
   type ResourceMetrics,
 } from "@opentelemetry/sdk-metrics";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
+import { OUTCOMES } from "@tristate/core";
 import type { Env } from "../env.ts";
 import { startGaugeRefresher } from "./gauges.ts";
 import type { MetricsOptions, TristateMetrics } from "./types.ts";
@@ -75,9 +76,9 @@ export function createMetrics(options: MetricsOptions): TristateMetrics {
   });
   const gauges = startGaugeRefresher(meter, options);
   const serializer = new PrometheusSerializer(undefined, false, undefined, false, true);
-  const count = (counter: { add(n: number, a: Attributes): void }, attributes: Attributes) => {
+  const count = (counter: { add(n: number, a: Attributes): void }, attributes: Attributes, n = 1) => {
     try {
-      counter.add(1, attributes);
+      counter.add(n, attributes);
     } catch (error) {
       logger.warn({ err: error }, "metrics: counting failed");
     }
@@ -86,7 +87,8 @@ export function createMetrics(options: MetricsOptions): TristateMetrics {
   return {
     notificationDelivered: (tenant, channel, result) => count(notifications, { tenant, channel, result }),
     callAnswered(tenant, tool, outcome, durationMs) {
-      count(calls, { tenant, tool, outcome });
+      // Every outcome's series from the tool's first call (at 0): `increase()` then sees the first UNKNOWN.
+      for (const o of OUTCOMES) count(calls, { tenant, tool, outcome: o }, o === outcome ? 1 : 0);
       duration.record(Math.max(0, durationMs) / 1000, { tenant, tool });
     },
     unknownResolved: (tenant, tool, resolution) => count(resolutions, { tenant, tool, resolution }),
