@@ -6,8 +6,11 @@
  * outcome of a counted tool is exported from its first call (at 0), so `increase()` sees the first
  * UNKNOWN.
  */
-import { ApiKeyStore } from "@tristate/db";
+import { ApiKeyStore, type TristateDatabase } from "@tristate/db";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readEnv } from "../src/env.ts";
+import { createMetrics } from "../src/metrics/index.ts";
 import { mcpClient } from "./mcp-support.ts";
 import { reversibleRefundTools } from "./reversible-refund.ts";
 import { startStack, type TestStack } from "./support.ts";
@@ -131,5 +134,54 @@ describe("GET /metrics under attack", () => {
     expect(text).toContain('tristate_calls_total{tenant="default",tool="issue_refund",outcome="UNKNOWN"} 0\n');
     // Tools never called export no call series (labels stay bounded by use).
     expect(text).not.toContain('tristate_calls_total{tenant="acme",tool="reverse_refund"');
+  });
+});
+
+describe("the gauge refresher under a stalled database", () => {
+  it("keeps one refresh in flight however long a read hangs, picks up new tenants, and stops with shutdown", async () => {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let started = 0;
+    let release: () => void = () => {};
+    let gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const tenants = ["default"];
+    const db = {
+      reads: () => ({
+        needsHumanSummary: async () => {
+          started++;
+          inFlight++;
+          maxInFlight = Math.max(maxInFlight, inFlight);
+          await gate;
+          inFlight--;
+          return { count: 1, oldestCreatedAtEpochMs: null, oldestAgeMs: 1000 };
+        },
+        listStale: async () => ({ total: 0, items: [] }),
+      }),
+    } as unknown as Pick<TristateDatabase, "reads">;
+    const metrics = createMetrics({
+      env: readEnv({ TRISTATE_METRICS_REFRESH_MS: "100" }),
+      db,
+      tenants: async () => [...tenants],
+      tools: [],
+      now: () => Date.now(),
+      logger: pino({ level: "silent" }),
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 600)); // six ticks while the first read hangs
+      expect(maxInFlight).toBe(1);
+      expect(started).toBe(1);
+      tenants.push("acme"); // a tenant made after start
+      release();
+      gate = Promise.resolve();
+      await metrics.refresh();
+      expect(await metrics.scrape(null)).toContain('tristate_human_queue_records{tenant="acme"} 1');
+    } finally {
+      await metrics.shutdown();
+    }
+    const after = started;
+    await new Promise((r) => setTimeout(r, 350));
+    expect(started).toBe(after); // no timer left
   });
 });

@@ -13,9 +13,12 @@ interface TenantGauges {
 
 /** The refresher started by {@link startGaugeRefresher}. */
 export interface GaugeRefresher {
-  /** Reads every tenant's gauges now; a failure is logged and the last values kept. Never rejects. */
+  /**
+   * Reads every tenant's gauges now — after the read in flight, if any — and resolves when read; a
+   * failure is logged and the last values kept. Never rejects.
+   */
   refresh(): Promise<void>;
-  /** Stops the timer (a refresh in flight finishes on its own). */
+  /** Stops the timer and later refreshes (a read in flight finishes on its own). */
   stop(): void;
 }
 
@@ -45,8 +48,21 @@ export function startGaugeRefresher(meter: Meter, options: MetricsOptions): Gaug
     }
     cache = next;
   };
-  const refresh = () => {
-    running ??= refreshOnce()
+  // One read in flight at a time (a stalled database piles nothing up); a refresh asked for while one
+  // runs waits for it and then reads again once (at most one waiting), so its caller sees reads made
+  // after the call — tenants made meanwhile included.
+  let next: Promise<void> | null = null;
+  let stopped = false;
+  const refresh = (): Promise<void> => {
+    if (stopped) return Promise.resolve();
+    if (running) {
+      next ??= running.then(() => {
+        next = null;
+        return refresh();
+      });
+      return next;
+    }
+    running = refreshOnce()
       .catch((error: unknown) => logger.warn({ err: error }, "metrics: refreshing the database gauges failed"))
       .finally(() => {
         running = null;
@@ -83,5 +99,11 @@ export function startGaugeRefresher(meter: Meter, options: MetricsOptions): Gaug
   void refresh();
   const timer = setInterval(() => void refresh(), options.env.TRISTATE_METRICS_REFRESH_MS);
   timer.unref();
-  return { refresh, stop: () => clearInterval(timer) };
+  return {
+    refresh,
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
 }
