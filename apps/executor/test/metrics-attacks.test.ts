@@ -185,3 +185,27 @@ describe("the gauge refresher under a stalled database", () => {
     expect(started).toBe(after); // no timer left
   });
 });
+
+describe("label text", () => {
+  it("escapes quotes, backslashes and newlines in label values (names are also refused upstream)", async () => {
+    const metrics = createMetrics({
+      env: readEnv({ TRISTATE_METRICS_REFRESH_MS: "3600000" }),
+      db: { reads: () => ({}) } as unknown as Pick<TristateDatabase, "reads">,
+      tenants: async () => [],
+      tools: [],
+      now: () => Date.now(),
+      logger: pino({ level: "silent" }),
+    });
+    try {
+      metrics.compensationSettled('a"b', 'x\\"} 1\nevil_total{tenant="other', "failed");
+      const text = await metrics.scrape(null);
+      expect(text).not.toMatch(/^evil_total/m);
+      expect(text).toContain(
+        'tristate_compensations_total{tenant="a\\"b",tool="x\\\\\\"} 1\\nevil_total{tenant=\\"other",result="failed"} 1',
+      );
+      expect(await metrics.scrape("other")).not.toContain("tristate_compensations_total{");
+    } finally {
+      await metrics.shutdown();
+    }
+  });
+});
