@@ -124,6 +124,37 @@ describe("GET /metrics under attack", () => {
     expect(lines(after, "tristate_calls_total")).toEqual(lines(before, "tristate_calls_total"));
   });
 
+  it("a repeat of a step answered UNKNOWN that then reads the outcome is not a second call (the resolution counts once); a new attempt after FAILED_NO_EFFECT is", async () => {
+    const keys = new ApiKeyStore(stack.service.services.store.prisma);
+    const beta = (await keys.create({ name: "beta agent", role: "agent", tenant: "beta" })).secret;
+    stack.remote.fault({ commit: true, answer: 504 });
+    stack.remote.probesFail = true;
+    try {
+      expect(await execute(beta, "run-u", "s1", "issue_refund", refund("U-1"))).toMatchObject({ status: "UNKNOWN" });
+    } finally {
+      stack.remote.probesFail = false;
+    }
+    const repeat = await execute(beta, "run-u", "s1", "issue_refund", refund("U-1"));
+    expect(repeat).toMatchObject({ status: "SUCCEEDED", resolution: "found" });
+    // A definite failure, then the step again: a new attempt is sent, a new call.
+    stack.remote.fault({ commit: false, answer: 422 });
+    expect(await execute(beta, "run-u", "s2", "issue_refund", refund("U-2"))).toMatchObject({
+      status: "FAILED_NO_EFFECT",
+    });
+    expect(await execute(beta, "run-u", "s2", "issue_refund", refund("U-2"))).toMatchObject({
+      status: "SUCCEEDED",
+      attempt: 2,
+    });
+    const text = (await scrape(TOKEN)).text;
+    const calls = lines(text, "tristate_calls_total").filter((l) => l.includes('tenant="beta"'));
+    expect(calls).toContain('tristate_calls_total{tenant="beta",tool="issue_refund",outcome="UNKNOWN"} 1');
+    expect(calls).toContain('tristate_calls_total{tenant="beta",tool="issue_refund",outcome="SUCCEEDED"} 1');
+    expect(calls).toContain('tristate_calls_total{tenant="beta",tool="issue_refund",outcome="FAILED_NO_EFFECT"} 1');
+    expect(text).toContain(
+      'tristate_unknown_resolutions_total{tenant="beta",tool="issue_refund",resolution="found"} 1\n',
+    );
+  });
+
   it("every outcome of a called tool is exported from its first call, at 0 until it happens", async () => {
     const text = (await scrape(TOKEN)).text;
     for (const outcome of ["SUCCEEDED", "FAILED_NO_EFFECT", "UNKNOWN"]) {

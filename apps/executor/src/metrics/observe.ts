@@ -4,6 +4,7 @@
  * them all — tRPC and MCP calls, the sweeper, late answers, probe reruns, operators — without a
  * counting line in each path. They change nothing of what the ports do or answer.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import {
   type CallInput,
   type Executor,
@@ -13,6 +14,7 @@ import {
   type IntentStore,
   isCompensationStep,
   shownResolution,
+  toolKindPolicy,
 } from "@tristate/core";
 import type { OperatorLog } from "@tristate/db";
 import type { TristateMetrics } from "./types.ts";
@@ -20,19 +22,26 @@ import type { TristateMetrics } from "./types.ts";
 /** Which tools are counted: catalog tools only (labels stay bounded; internal tools are not). */
 export type CountedTool = (tool: string) => boolean;
 
+/** Set by the intent store when a call's own work writes a `created` event: a new record or attempt. */
+const callSends = new AsyncLocalStorage<{ created: boolean }>();
+
 /**
  * `executor` with its `call` counted: `tristate_calls_total` by the outcome answered and
- * `tristate_call_duration_seconds`, for catalog tools. Not counted (docs/metrics.md): a replay (the
- * answer comes from the log, nothing was done: counting it would count a step twice, and by its
- * later outcome), a refusal before sending (attempt 0 FAILED_NO_EFFECT: bad arguments, a policy, no
- * budget — nothing reached the tool) and a call refused with a thrown error.
+ * `tristate_call_duration_seconds`, for catalog tools — a call that sent (its work created the
+ * record, or a new attempt after FAILED_NO_EFFECT: a `created` event through {@link observedStore}),
+ * a read-only call, or an UNKNOWN answered before the log told (attempt 0, `INTENT_LOG_TIMEOUT`). Not
+ * counted (docs/metrics.md): a repeat of a step answered from its record — a replay, or one that
+ * reconciled an UNKNOWN (that counts as a resolution) — a refusal before sending, a thrown error.
  */
 export function countedExecutor(executor: Executor, tenant: string, metrics: TristateMetrics): Executor {
   const call = async (input: CallInput) => {
     const started = performance.now();
-    const envelope = await executor.call(input);
-    const refused = envelope.attempt === 0 && envelope.status === "FAILED_NO_EFFECT";
-    if (executor.tools.has(input.tool) && !envelope.replayed && !refused) {
+    const sends = { created: false };
+    const envelope = await callSends.run(sends, () => executor.call(input));
+    const tool = executor.tools.get(input.tool);
+    const readOnly = tool !== undefined && !toolKindPolicy(tool.kind).hasEffect;
+    const unrecorded = envelope.status === "UNKNOWN" && envelope.attempt === 0;
+    if (tool && (sends.created || readOnly || unrecorded)) {
       metrics.callAnswered(tenant, input.tool, envelope.status, performance.now() - started);
     }
     return envelope;
@@ -57,6 +66,7 @@ export function observedStore(
   const seen = new CompensationStates();
   const update: IntentStore["update"] = async (key, expectedVersion, patch, events, nowEpochMs, options) => {
     const after = await store.update(key, expectedVersion, patch, events, nowEpochMs, options);
+    if (after) noteCreated(events);
     if (after && counted(after.tool)) {
       countWrite(metrics, tenant, patch, events, after, seen.before(key, expectedVersion));
     }
@@ -66,6 +76,7 @@ export function observedStore(
   const get: IntentStore["get"] = async (key) => seen.note(await store.get(key));
   const claim: IntentStore["claim"] = async (record, events, nowEpochMs) => {
     const result = await store.claim(record, events, nowEpochMs);
+    if (result.claimed) noteCreated(events);
     seen.note(result.claimed ? result.record : result.existing);
     return result;
   };
@@ -138,6 +149,12 @@ export function observedOperators(
     return result;
   };
   return bindingProxy(operators, { applyOperatorAction });
+}
+
+/** Tells the call counted by {@link countedExecutor}, if any, that its work created a record or attempt. */
+function noteCreated(events: readonly IntentEvent[]): void {
+  const sends = callSends.getStore();
+  if (sends && events.some((e) => e.type === "created")) sends.created = true;
 }
 
 /** A compensating record that failed as the rollups count it: FAILED_NO_EFFECT, or waiting for a person. */
