@@ -6,6 +6,7 @@
  * outcome of a counted tool is exported from its first call (at 0), so `increase()` sees the first
  * UNKNOWN.
  */
+import { Deadline } from "@tristate/core";
 import { ApiKeyStore, type TristateDatabase } from "@tristate/db";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -153,6 +154,34 @@ describe("GET /metrics under attack", () => {
     expect(text).toContain(
       'tristate_unknown_resolutions_total{tenant="beta",tool="issue_refund",resolution="found"} 1\n',
     );
+  });
+
+  it("an UNKNOWN settled by the sweeper's reconcile counts its resolution once, however often reconciled", async () => {
+    const keys = new ApiKeyStore(stack.service.services.store.prisma);
+    const gamma = (await keys.create({ name: "gamma agent", role: "agent", tenant: "gamma" })).secret;
+    stack.remote.fault({ commit: true, answer: 504 });
+    stack.remote.probesFail = true;
+    let key: string;
+    try {
+      const unknown = await execute(gamma, "run-s", "s1", "issue_refund", refund("G-1"));
+      expect(unknown).toMatchObject({ status: "UNKNOWN" });
+      key = unknown.idempotency_key;
+    } finally {
+      stack.remote.probesFail = false;
+    }
+    const executor = stack.service.services.tenants.executor("gamma");
+    for (let i = 0; i < 3; i++) {
+      expect(await executor.reconcileKey(key, Deadline.after(8000), "sweeper")).toMatchObject({
+        status: "SUCCEEDED",
+        resolution: "found",
+      });
+    }
+    const text = (await scrape(TOKEN)).text;
+    expect(text).toContain(
+      'tristate_unknown_resolutions_total{tenant="gamma",tool="issue_refund",resolution="found"} 1\n',
+    );
+    expect(text).toContain('tristate_calls_total{tenant="gamma",tool="issue_refund",outcome="UNKNOWN"} 1\n');
+    expect(text).toContain('tristate_calls_total{tenant="gamma",tool="issue_refund",outcome="SUCCEEDED"} 0\n');
   });
 
   it("every outcome of a called tool is exported from its first call, at 0 until it happens", async () => {
