@@ -7,7 +7,7 @@
 import type pg from "pg";
 import { raiseConditions } from "./conditions.ts";
 import { fanOut } from "./fan-out.ts";
-import type { ClaimedDelivery, NotificationEvent, NotificationOutbox } from "./ports.ts";
+import type { ClaimedDelivery, NotificationChannelKind, NotificationEvent, NotificationOutbox } from "./ports.ts";
 import { type ChannelRow, DELIVERY_COLUMNS, type DeliveryRow, toChannel, toDelivery } from "./rows.ts";
 
 /** Longest `lastError` kept, characters. */
@@ -49,7 +49,8 @@ interface ClaimRow extends DeliveryRow {
 
 /**
  * Records an attempt's result, for a pending delivery only (a repeat, or a result for a delivery
- * closed meanwhile, changes nothing). Found through the pending deliveries' partial index: the id
+ * closed meanwhile, changes nothing), and — fenced by `$5`, the attempt the worker claimed — only while
+ * no later claim counted a further attempt (a stale worker's late result changes nothing). Found through the pending deliveries' partial index: the id
  * alone does not name the tenant.
  */
 const COMPLETE_SQL = `
@@ -59,7 +60,7 @@ const COMPLETE_SQL = `
     next_attempt_at = CASE WHEN NOT $2 AND $4::float8 IS NOT NULL THEN to_timestamp($4::float8 / 1000) END,
     lease_until = NULL,
     last_error = CASE WHEN $2 THEN NULL ELSE $3 END
-  WHERE status = 'pending' AND id = $1`;
+  WHERE status = 'pending' AND id = $1 AND ($5::int IS NULL OR attempts = $5::int)`;
 
 /**
  * Deletes closed deliveries and fanned-out events past the cut (a background step: it scans the
@@ -122,17 +123,53 @@ export class PgNotificationOutbox implements NotificationOutbox {
     });
   }
 
-  /** @throws RangeError when `retryAtEpochMs` is not a finite number or null. */
+  /**
+   * @throws RangeError when `retryAtEpochMs` is not a finite number or null, or `fence.attempt` not a
+   *   positive integer.
+   */
   async complete(
     deliveryId: string,
     result: { delivered: true } | { delivered: false; error: string; retryAtEpochMs: number | null },
-  ): Promise<void> {
+    fence?: { attempt: number },
+  ): Promise<boolean> {
     if (!result.delivered && result.retryAtEpochMs !== null && !Number.isFinite(result.retryAtEpochMs)) {
       throw new RangeError("retryAtEpochMs: must be epoch ms or null");
     }
+    if (fence && (!Number.isSafeInteger(fence.attempt) || fence.attempt < 1)) {
+      throw new RangeError("fence.attempt: must be the claimed delivery's attempts, a positive integer");
+    }
     const error = result.delivered ? null : String(result.error).slice(0, MAX_ERROR_LENGTH);
     const retryAt = result.delivered ? null : result.retryAtEpochMs;
-    await this.#pool.query(COMPLETE_SQL, [deliveryId, result.delivered, error, retryAt]);
+    const { rowCount } = await this.#pool.query(COMPLETE_SQL, [
+      deliveryId,
+      result.delivered,
+      error,
+      retryAt,
+      fence?.attempt ?? null,
+    ]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async channelTarget(tenant: string, channelId: string) {
+    const { rows } = await this.#pool.query<{
+      kind: NotificationChannelKind;
+      url: string | null;
+      secret: string | null;
+      to: string[] | null;
+      enabled: boolean;
+    }>(`SELECT kind, url, secret, "to", enabled FROM notification_channels WHERE tenant = $1 AND id = $2`, [
+      tenant,
+      channelId,
+    ]);
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      kind: row.kind,
+      url: row.url,
+      secret: row.kind === "webhook" ? row.secret : null,
+      to: row.kind === "email" ? (row.to ?? []) : null,
+      enabled: row.enabled,
+    };
   }
 
   /** @throws RangeError when `olderThanMs` is not positive or `limit` not 1–100 000. */

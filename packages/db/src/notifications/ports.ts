@@ -160,11 +160,37 @@ export interface NotificationOutbox {
    * grouped delivery sent when the window ends.
    */
   claimDue(options: { limit: number; leaseMs: number; groupWindowMs: number }): Promise<ClaimedDelivery[]>;
-  /** Records an attempt's result: delivered, or failed with the next attempt's time (null: give up). */
+  /**
+   * Records an attempt's result: delivered, or failed with the next attempt's time (null: give up).
+   * `fence.attempt` — the claimed delivery's `attempts` — makes the result count only while no later
+   * claim took the delivery: a worker whose lease ran out and whose delivery another worker claimed
+   * (which counted a further attempt) has its late result ignored, so it can neither reschedule nor
+   * close a delivery someone else holds. Without `fence` the result is not fenced (tests, tools).
+   * @returns whether the result was recorded (false: the delivery was not pending, or claimed again).
+   */
   complete(
     deliveryId: string,
     result: { delivered: true } | { delivered: false; error: string; retryAtEpochMs: number | null },
-  ): Promise<void>;
+    fence?: { attempt: number },
+  ): Promise<boolean>;
+  /**
+   * Where a channel's notifications go, read now for the internal tools' `invoke` (issue 23 §3): the
+   * records' arguments never carry the URL nor the signing secret, so any replica's sweeper that
+   * reconciles or resends a `tristate.notify.*` record reads them here. `url` for webhook and Slack
+   * channels, `secret` for webhooks, `to` for e-mail; `enabled` as stored (a resend of an attempt
+   * already made still goes to a disabled channel; nothing new is claimed for it).
+   * @returns null when `tenant` has no channel `channelId` (deleted, or another tenant's).
+   */
+  channelTarget(
+    tenant: string,
+    channelId: string,
+  ): Promise<{
+    kind: NotificationChannelKind;
+    url: string | null;
+    secret: string | null;
+    to: string[] | null;
+    enabled: boolean;
+  } | null>;
   /**
    * Raises condition events read from the rollups and live counts: a tool's UNKNOWN share over
    * `unknownShareThreshold` (with at least `minCalls` calls) in the last `windowMs`; stale PENDING
