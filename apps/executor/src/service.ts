@@ -8,7 +8,6 @@ import { createLogger } from "./logger.ts";
 import { createMetrics } from "./metrics/index.ts";
 import { humanQueueNotified, primeChannelCache } from "./notifications/channel-cache.ts";
 import { startDeliveryLoop } from "./notifications/delivery-loop.ts";
-import { SendingChannels } from "./notifications/sending-channels.ts";
 import { notifyTools } from "./notifications/tools.ts";
 import { createHttpServer } from "./server.ts";
 import { boundedStep, SHUTDOWN_MARGIN_MS } from "./shutdown.ts";
@@ -64,14 +63,6 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
   // Before the executor: the core's spans then go to the SDK's tracer provider.
   const telemetry = startTelemetry(env, logger);
   const confirmations = createConfirmationTokens(env.TRISTATE_CONFIRMATION_SECRET);
-  // Tristate's own notifications run as internal tools of every tenant's executor (issue 23 §3):
-  // recorded and reconciled like any effect, never listed to nor callable by agents.
-  const sendingChannels = new SendingChannels();
-  const internalTools = notifyTools({
-    channels: sendingChannels,
-    smtpUrl: env.TRISTATE_SMTP_URL,
-    smtpFrom: env.TRISTATE_SMTP_FROM,
-  });
   // Metrics (issue 23 §1): the service's own MeterProvider; its gauge refresher reads the database.
   const metrics = createMetrics({
     env,
@@ -92,7 +83,15 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
       return createExecutor({
         store,
         tools,
-        internalTools,
+        // Tristate's own notifications run as internal tools of every tenant's executor (issue 23 §3):
+        // recorded and reconciled like any effect, never listed to nor callable by agents; each send
+        // reads its channel's URL and secret from the database (any replica's sweeper can resend).
+        internalTools: notifyTools({
+          tenant,
+          targets: db.notificationOutbox,
+          smtpUrl: env.TRISTATE_SMTP_URL,
+          smtpFrom: env.TRISTATE_SMTP_FROM,
+        }),
         humanQueueNotified: () => humanQueueNotified(db, tenant),
         confirmations,
         backgroundOutcomes: env.TRISTATE_BACKGROUND_OUTCOMES,
@@ -178,7 +177,6 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
       ? startDeliveryLoop({
           db,
           tenants,
-          channels: sendingChannels,
           intervalMs: env.TRISTATE_NOTIFY_INTERVAL_MS,
           groupWindowMs: env.TRISTATE_NOTIFY_GROUP_WINDOW_MS,
           unknownShareThreshold: env.TRISTATE_UNKNOWN_SHARE_THRESHOLD,

@@ -15,7 +15,6 @@ import type { TristateMetrics } from "../metrics/index.ts";
 import type { Tenants } from "../tenants.ts";
 import { NOTIFY_TOOLS, notifyRunId } from "./internal-names.ts";
 import { emailMessage, slackMessage, webhookBody } from "./render.ts";
-import type { SendingChannels } from "./sending-channels.ts";
 import { NOTIFY_TIMEOUT_MS } from "./tools.ts";
 
 /** Attempts ending FAILED_NO_EFFECT after which a delivery is given up (`failed` in the log). */
@@ -38,7 +37,6 @@ export const UNKNOWN_SHARE_MIN_CALLS = 20;
 export interface DeliveryLoopOptions {
   db: Pick<TristateDatabase, "notificationOutbox">;
   tenants: Pick<Tenants, "executor">;
-  channels: SendingChannels;
   /** Wait between rounds that found nothing, ms (> 0). */
   intervalMs: number;
   /** `TRISTATE_NOTIFY_GROUP_WINDOW_MS`. */
@@ -85,12 +83,16 @@ export function deliveryArgs(claimed: ClaimedDelivery, dashboardUrl: string): Re
   }
 }
 
+/** Logged when an attempt's result came after another worker claimed the delivery again. */
+const LEASE_LOST = "notification result ignored: the lease ran out and another worker claimed the delivery";
+
 /** Sends one claimed delivery and records the result. Never rejects (failures are logged). */
 export async function deliverOne(options: DeliveryLoopOptions, claimed: ClaimedDelivery): Promise<Envelope | null> {
   const { delivery, channel } = claimed;
   const { outbox, log } = { outbox: options.db.notificationOutbox, log: options.logger };
-  // The claim counted this attempt.
+  // The claim counted this attempt; it fences the result (a later claim's attempt wins).
   const attempt = delivery.attempts;
+  const fence = { attempt };
   const meta = {
     tenant: delivery.tenant,
     channel_id: channel.id,
@@ -99,7 +101,6 @@ export async function deliverOne(options: DeliveryLoopOptions, claimed: ClaimedD
     attempt,
   };
   try {
-    options.channels.remember(channel.id, { url: channel.url, secret: claimed.secret });
     const envelope = await options.tenants.executor(delivery.tenant).callInternal({
       runId: notifyRunId(channel.id),
       stepId: delivery.id,
@@ -108,7 +109,7 @@ export async function deliverOne(options: DeliveryLoopOptions, claimed: ClaimedD
       deadline: Deadline.after(NOTIFY_TIMEOUT_MS + 5_000),
     });
     if (envelope.status === "SUCCEEDED") {
-      await outbox.complete(delivery.id, { delivered: true });
+      if (!(await outbox.complete(delivery.id, { delivered: true }, fence))) log.warn(meta, LEASE_LOST);
       options.counter?.notificationDelivered(delivery.tenant, channel.kind, "delivered");
       log.info({ ...meta, events: delivery.eventIds.length }, "notification delivered");
       return envelope;
@@ -119,7 +120,9 @@ export async function deliverOne(options: DeliveryLoopOptions, claimed: ClaimedD
     // queue for Slack and e-mail); the delivery stays pending and the next attempt reads how it settled.
     const giveUp = envelope.status === "FAILED_NO_EFFECT" && attempt >= MAX_DELIVERY_ATTEMPTS;
     const retryAtEpochMs = giveUp ? null : Date.now() + retryDelayMs(attempt, envelope.retry_after_ms ?? 0);
-    await outbox.complete(delivery.id, { delivered: false, error, retryAtEpochMs });
+    if (!(await outbox.complete(delivery.id, { delivered: false, error, retryAtEpochMs }, fence))) {
+      log.warn(meta, LEASE_LOST);
+    }
     log.warn(
       { ...meta, status: envelope.status, error, retry_at: retryAtEpochMs },
       giveUp ? "notification given up" : "notification not delivered yet",

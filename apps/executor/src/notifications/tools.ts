@@ -9,19 +9,26 @@
 
 import type { AnyTool } from "@tristate/core";
 import { canon, defineTool, NotSentError } from "@tristate/core";
+import type { NotificationOutbox } from "@tristate/db";
 import { z } from "zod";
 import { sendEmail } from "./email.ts";
 import { NOTIFY_TOOLS } from "./internal-names.ts";
-import type { SendingChannels } from "./sending-channels.ts";
 import { postSlack } from "./slack.ts";
 import { postWebhook } from "./webhook.ts";
 
 /** Per-send timeout of a notification, ms. */
 export const NOTIFY_TIMEOUT_MS = 10_000;
 
-/** What the internal tools need: the channels claimed, and the SMTP settings. */
+/** What the internal tools need: where the channels' notifications go, and the SMTP settings. */
 export interface NotifyToolsDeps {
-  channels: SendingChannels;
+  /** The tenant whose executor runs these tools (one set per tenant's executor). */
+  tenant: string;
+  /**
+   * Reads a channel's URL and secret from the database at each send (`NotificationOutbox.channelTarget`):
+   * the records' arguments never carry them, so any replica's sweeper — after a restart too — can
+   * reconcile or resend a notification record with the same `Idempotency-Key`.
+   */
+  targets: Pick<NotificationOutbox, "channelTarget">;
   /** `TRISTATE_SMTP_URL`; undefined: e-mail channels fail (not sent). */
   smtpUrl: string | undefined;
   /** `TRISTATE_SMTP_FROM`. */
@@ -32,16 +39,27 @@ const ids = { channel_id: z.string().min(1).max(120), delivery_id: z.string().mi
 const identity = { channel_id: canon.exact, delivery_id: canon.exact };
 const loggableFields = ["channel_id", "delivery_id"];
 
-/** The channel's URL, or not sent (nothing can have been sent without it). */
-function urlOf(deps: NotifyToolsDeps, channelId: string): { url: string; secret: string | null } {
-  const channel = deps.channels.get(channelId);
-  if (!channel?.url) {
-    throw new NotSentError(
-      `notification channel ${channelId} is not loaded on this replica; the delivery loop that claims its delivery sends it`,
-      { code: "NOT_SENT" },
-    );
+/** The channel as stored now. @throws NotSentError when it was deleted (or is another tenant's). */
+async function existing(deps: NotifyToolsDeps, channelId: string) {
+  const target = await deps.targets.channelTarget(deps.tenant, channelId);
+  if (!target) {
+    throw new NotSentError(`notification channel ${channelId} was deleted: nothing is sent to it`, {
+      code: "NOT_SENT",
+    });
   }
-  return { url: channel.url, secret: channel.secret };
+  return target;
+}
+
+/**
+ * The channel's URL and secret, read now. @throws NotSentError (nothing can have been sent without
+ * them) when the channel was deleted or has no URL.
+ */
+async function targetOf(deps: NotifyToolsDeps, channelId: string): Promise<{ url: string; secret: string | null }> {
+  const target = await existing(deps, channelId);
+  if (!target.url) {
+    throw new NotSentError(`notification channel ${channelId} has no URL`, { code: "NOT_SENT" });
+  }
+  return { url: target.url, secret: target.secret };
 }
 
 /**
@@ -67,7 +85,7 @@ export function notifyTools(deps: NotifyToolsDeps): AnyTool[] {
       timeoutMs: NOTIFY_TIMEOUT_MS,
       describe: (a) => `notification ${a.delivery_id} to webhook channel ${a.channel_id}`,
       invoke: async (args, ctx) => {
-        const { url, secret } = urlOf(deps, args.channel_id);
+        const { url, secret } = await targetOf(deps, args.channel_id);
         if (!secret) throw new NotSentError(`webhook channel ${args.channel_id} has no signing secret`);
         return postWebhook({ url, secret, deliveryId: args.delivery_id, body: args.body }, ctx);
       },
@@ -82,7 +100,10 @@ export function notifyTools(deps: NotifyToolsDeps): AnyTool[] {
       timeoutMs: NOTIFY_TIMEOUT_MS,
       describe: (a) => `notification ${a.delivery_id} to Slack channel ${a.channel_id}`,
       invoke: async (args, ctx) =>
-        postSlack({ url: urlOf(deps, args.channel_id).url, message: { text: args.text, blocks: args.blocks } }, ctx),
+        postSlack(
+          { url: (await targetOf(deps, args.channel_id)).url, message: { text: args.text, blocks: args.blocks } },
+          ctx,
+        ),
     }),
     defineTool({
       name: NOTIFY_TOOLS.email,
@@ -95,12 +116,14 @@ export function notifyTools(deps: NotifyToolsDeps): AnyTool[] {
       loggableFields,
       timeoutMs: NOTIFY_TIMEOUT_MS,
       describe: (a) => `notification ${a.delivery_id} by e-mail to ${a.to.length} recipient(s)`,
-      invoke: async (args, ctx) =>
-        sendEmail(
+      invoke: async (args, ctx) => {
+        await existing(deps, args.channel_id);
+        return sendEmail(
           { smtpUrl: deps.smtpUrl, from: deps.smtpFrom },
           { deliveryId: args.delivery_id, to: args.to, subject: args.subject, text: args.text },
           ctx,
-        ),
+        );
+      },
     }),
   ];
 }
