@@ -198,11 +198,14 @@ const schema = z.object({
     z.url({ protocol: /^https?$/, error: "must be an absolute http(s) URL" }).default("http://localhost:3000"),
   ),
   /**
-   * Metrics (issue 23 §1, docs/metrics.md): a bearer token, at least 16 characters, that may scrape
+   * Metrics (issue 23 §1, docs/metrics.md): a bearer token, at least 16 characters, no whitespace, that may scrape
    * `GET /metrics` (every tenant's series) besides viewer, operator and admin keys — for Prometheus.
    * Absent: only keys may scrape.
    */
-  TRISTATE_METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16).optional()),
+  TRISTATE_METRICS_TOKEN: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(16).regex(/^\S+$/, "must not contain whitespace (a bearer token is one word)").optional(),
+  ),
   /**
    * Metrics: how often the gauges read from the database (human queue, stale PENDING) are refreshed,
    * ms (100–3600000, default 15000); scrapes read the last values.

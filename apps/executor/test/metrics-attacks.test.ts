@@ -269,3 +269,11 @@ describe("label text", () => {
     }
   });
 });
+
+describe("TRISTATE_METRICS_TOKEN", () => {
+  it("refuses a token with whitespace (a bearer header cannot carry it: every scrape would be 401)", () => {
+    expect(() => readEnv({ TRISTATE_METRICS_TOKEN: "my metrics token 0123456789" })).toThrow(/TRISTATE_METRICS_TOKEN/);
+    expect(() => readEnv({ TRISTATE_METRICS_TOKEN: "short" })).toThrow(/TRISTATE_METRICS_TOKEN/);
+    expect(readEnv({ TRISTATE_METRICS_TOKEN: TOKEN }).TRISTATE_METRICS_TOKEN).toBe(TOKEN);
+  });
+});
