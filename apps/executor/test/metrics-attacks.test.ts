@@ -6,12 +6,13 @@
  * outcome of a counted tool is exported from its first call (at 0), so `increase()` sees the first
  * UNKNOWN.
  */
-import { Deadline } from "@tristate/core";
+import { Deadline, type Envelope, type Executor } from "@tristate/core";
 import { ApiKeyStore, type TristateDatabase } from "@tristate/db";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEnv } from "../src/env.ts";
-import { createMetrics } from "../src/metrics/index.ts";
+import { createMetrics, type TristateMetrics } from "../src/metrics/index.ts";
+import { countedExecutor } from "../src/metrics/observe.ts";
 import { mcpClient } from "./mcp-support.ts";
 import { reversibleRefundTools } from "./reversible-refund.ts";
 import { startStack, type TestStack } from "./support.ts";
@@ -275,5 +276,34 @@ describe("TRISTATE_METRICS_TOKEN", () => {
     expect(() => readEnv({ TRISTATE_METRICS_TOKEN: "my metrics token 0123456789" })).toThrow(/TRISTATE_METRICS_TOKEN/);
     expect(() => readEnv({ TRISTATE_METRICS_TOKEN: "short" })).toThrow(/TRISTATE_METRICS_TOKEN/);
     expect(readEnv({ TRISTATE_METRICS_TOKEN: TOKEN }).TRISTATE_METRICS_TOKEN).toBe(TOKEN);
+  });
+});
+
+describe("countedExecutor on its own", () => {
+  it("counts an UNKNOWN answered before the log told (INTENT_LOG_TIMEOUT) and a read-only call; not a refusal nor a replay", async () => {
+    const answered: string[] = [];
+    const metrics = {
+      callAnswered: (_t: string, tool: string, outcome: string) => answered.push(`${tool}:${outcome}`),
+    } as unknown as TristateMetrics;
+    let next: Partial<Envelope> = {};
+    const fake = {
+      tools: new Map([
+        ["pay", { name: "pay", kind: "unsafe" }],
+        ["look", { name: "look", kind: "read_only" }],
+      ]),
+      call: async () => next as Envelope,
+    } as unknown as Executor;
+    const counted = countedExecutor(fake, "default", metrics);
+    const input = (tool: string) => ({ runId: "r", stepId: "s", tool, args: {}, deadline: Deadline.after(1000) });
+    next = { status: "UNKNOWN", attempt: 0, replayed: false, error: { code: "INTENT_LOG_TIMEOUT", message: "" } };
+    await counted.call(input("pay"));
+    next = { status: "FAILED_NO_EFFECT", attempt: 0, replayed: false };
+    await counted.call(input("pay"));
+    next = { status: "SUCCEEDED", attempt: 1, replayed: true };
+    await counted.call(input("pay"));
+    next = { status: "SUCCEEDED", attempt: 1, replayed: false };
+    await counted.call(input("look"));
+    await counted.call(input("nope"));
+    expect(answered).toEqual(["pay:UNKNOWN", "look:SUCCEEDED"]);
   });
 });
