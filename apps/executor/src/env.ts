@@ -181,6 +181,11 @@ const schema = z.object({
    */
   TRISTATE_NOTIFY_GROUP_WINDOW_MS: ms(60_000, 0, 86_400_000),
   /**
+   * Notifications: how often the delivery loop checks the condition events (a tool's UNKNOWN share,
+   * stale PENDING records), ms (default 30000; 100–3,600,000). Edge-triggered whatever the cadence.
+   */
+  TRISTATE_NOTIFY_CONDITIONS_INTERVAL_MS: ms(30_000, 100, 3_600_000),
+  /**
    * Notifications: a tool's share of calls ending UNKNOWN over the last 15 minutes above which an
    * `unknown_share` event is raised (0–1, default 0.05).
    */

@@ -179,6 +179,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
           tenants,
           intervalMs: env.TRISTATE_NOTIFY_INTERVAL_MS,
           groupWindowMs: env.TRISTATE_NOTIFY_GROUP_WINDOW_MS,
+          conditionsEveryMs: env.TRISTATE_NOTIFY_CONDITIONS_INTERVAL_MS,
           unknownShareThreshold: env.TRISTATE_UNKNOWN_SHARE_THRESHOLD,
           dashboardUrl: env.TRISTATE_DASHBOARD_URL,
           logger,

@@ -5,7 +5,7 @@
  * human queue when nothing can decide. Every replica may run it: deliveries are claimed under a lease
  * with `FOR UPDATE SKIP LOCKED`, and a delivery whose replica dies is claimed again after its lease —
  * the repeat call replays the record (or reconciles it), and the receiver drops a repeat by its
- * `Idempotency-Key`. Every ~30 s it also raises the condition events (UNKNOWN share, stale PENDING),
+ * `Idempotency-Key`. Every `TRISTATE_NOTIFY_CONDITIONS_INTERVAL_MS` (30 s) it also raises the condition events (UNKNOWN share, stale PENDING),
  * and hourly it purges the delivery log of what is older than {@link DELIVERY_LOG_RETENTION_MS}.
  */
 import { Deadline, type Envelope } from "@tristate/core";
@@ -23,7 +23,7 @@ export const MAX_DELIVERY_ATTEMPTS = 15;
 export const FIRST_RETRY_DELAY_MS = 2_000;
 /** Longest retry delay, ms (10 min). */
 export const MAX_RETRY_DELAY_MS = 600_000;
-/** How often the condition events are raised, ms. */
+/** How often the condition events are raised by default, ms (`TRISTATE_NOTIFY_CONDITIONS_INTERVAL_MS`). */
 export const CONDITIONS_EVERY_MS = 30_000;
 /** How long the delivery log keeps delivered and failed deliveries (and their events), ms: 30 days. */
 export const DELIVERY_LOG_RETENTION_MS = 30 * 86_400_000;
@@ -41,6 +41,8 @@ export interface DeliveryLoopOptions {
   intervalMs: number;
   /** `TRISTATE_NOTIFY_GROUP_WINDOW_MS`. */
   groupWindowMs: number;
+  /** `TRISTATE_NOTIFY_CONDITIONS_INTERVAL_MS`: how often condition events are checked, ms. @default 30000 */
+  conditionsEveryMs?: number | undefined;
   /** `TRISTATE_UNKNOWN_SHARE_THRESHOLD` (0–1). */
   unknownShareThreshold: number;
   /** `TRISTATE_DASHBOARD_URL`. */
@@ -138,11 +140,12 @@ export async function deliverOne(options: DeliveryLoopOptions, claimed: ClaimedD
 /**
  * Starts the loop: a round claims up to `limit` due deliveries and sends them at once; a full round
  * is followed by the next at once, else it waits `intervalMs`. Condition events are raised every
- * {@link CONDITIONS_EVERY_MS}.
+ * `conditionsEveryMs` (default {@link CONDITIONS_EVERY_MS}).
  */
 export function startDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   const limit = options.limit ?? 20;
   const leaseMs = options.leaseMs ?? 20_000;
+  const conditionsEveryMs = options.conditionsEveryMs ?? CONDITIONS_EVERY_MS;
   let stopped = false;
   let wake: (() => void) | null = null;
   let lastConditionsMs = Number.NEGATIVE_INFINITY;
@@ -153,7 +156,7 @@ export function startDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
       const purged = await options.db.notificationOutbox.purge({ olderThanMs: DELIVERY_LOG_RETENTION_MS });
       if (purged.deliveries + purged.events > 0) options.logger.info(purged, "notification log purged");
     }
-    if (performance.now() - lastConditionsMs >= CONDITIONS_EVERY_MS) {
+    if (performance.now() - lastConditionsMs >= conditionsEveryMs) {
       lastConditionsMs = performance.now();
       const raised = await options.db.notificationOutbox.raiseConditions({
         unknownShareThreshold: options.unknownShareThreshold,
