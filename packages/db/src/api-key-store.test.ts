@@ -29,6 +29,13 @@ describe("ApiKeyStore prefixes on PostgreSQL: enough of the secret to tell keys 
     }
   });
 
+  it("revoke without an id is refused and revokes nothing (Prisma drops an undefined filter: it revoked every key)", async () => {
+    const { secret } = await keys.create({ name: "kept", role: "agent" });
+    await expect(keys.revoke(undefined as unknown as string)).rejects.toThrow(/^id: must be a non-empty string$/);
+    await expect(keys.revoke("")).rejects.toThrow(/^id: /);
+    expect(await keys.verify(secret)).not.toBeNull();
+  });
+
   it("two operator keys list with different prefixes (was ts_operator_ for both)", async () => {
     const a = await keys.create({ name: "ops a", role: "operator" });
     const b = await keys.create({ name: "ops b", role: "operator" });

@@ -115,8 +115,11 @@ export class ApiKeyStore {
   /**
    * Revokes a key and, in the same transaction, ends its dashboard sessions (however it is revoked:
    * API or CLI). @returns `revoked: false` when no valid key has this id; `sessionsEnded` ended.
+   * @throws TypeError when `id` is not a non-empty string (Prisma drops an undefined filter: every
+   *   key would be revoked).
    */
   async revoke(id: string, nowEpochMs: number = Date.now()): Promise<{ revoked: boolean; sessionsEnded: number }> {
+    requireId("id", id);
     const [res, ended] = await this.#prisma.$transaction([
       this.#prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date(nowEpochMs) } }),
       this.#prisma.dashboardSession.deleteMany({ where: { keyId: id } }),
@@ -152,4 +155,13 @@ export function toApiKeyInfo(row: {
     lastUsedAtEpochMs: row.lastUsedAt?.getTime() ?? null,
     revokedAtEpochMs: row.revokedAt?.getTime() ?? null,
   };
+}
+
+/**
+ * Refuses an id that is not a non-empty string before it reaches a Prisma filter, where `undefined`
+ * means "no condition" and a write would touch every row.
+ * @throws TypeError naming the field.
+ */
+export function requireId(field: string, value: unknown): asserts value is string {
+  if (typeof value !== "string" || value === "") throw new TypeError(`${field}: must be a non-empty string`);
 }

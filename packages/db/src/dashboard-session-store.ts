@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { type ApiKeyInfo, hashApiKey, toApiKeyInfo } from "./api-key-store.ts";
+import { type ApiKeyInfo, hashApiKey, requireId, toApiKeyInfo } from "./api-key-store.ts";
 import type { PrismaClient } from "./generated/prisma/client.ts";
 
 /** How long sessions live: an absolute lifetime and an idle timeout, both ms. */
@@ -83,8 +83,12 @@ export class DashboardSessionStore {
     return res.count > 0;
   }
 
-  /** Ends every session of a key (when it is revoked). @returns how many were ended. */
+  /**
+   * Ends every session of a key (when it is revoked). @returns how many were ended.
+   * @throws TypeError when `keyId` is not a non-empty string (an undefined filter would end them all).
+   */
   async endAllForKey(keyId: string): Promise<number> {
+    requireId("keyId", keyId);
     return (await this.#prisma.dashboardSession.deleteMany({ where: { keyId } })).count;
   }
 
