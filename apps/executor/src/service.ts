@@ -182,6 +182,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
           conditionsEveryMs: env.TRISTATE_NOTIFY_CONDITIONS_INTERVAL_MS,
           unknownShareThreshold: env.TRISTATE_UNKNOWN_SHARE_THRESHOLD,
           dashboardUrl: env.TRISTATE_DASHBOARD_URL,
+          secretTools: new Set(tools.filter((t) => (t.secretFields ?? []).length > 0).map((t) => t.name)),
           logger,
           counter: metrics,
         })

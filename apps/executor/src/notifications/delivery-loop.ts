@@ -47,6 +47,8 @@ export interface DeliveryLoopOptions {
   unknownShareThreshold: number;
   /** `TRISTATE_DASHBOARD_URL`. */
   dashboardUrl: string;
+  /** The catalog's tools that declare `secretFields`: their records' error messages are withheld. */
+  secretTools?: ReadonlySet<string> | undefined;
   logger: Logger;
   /** Counts each attempt (`tristate_notifications_total`, metrics/index.ts). */
   counter?: Pick<TristateMetrics, "notificationDelivered"> | undefined;
@@ -73,11 +75,15 @@ export function retryDelayMs(attempt: number, retryAfterMs = 0, random: () => nu
 }
 
 /** The internal call's arguments for a claimed delivery: ids and the rendered message, never a URL or secret. */
-export function deliveryArgs(claimed: ClaimedDelivery, dashboardUrl: string): Record<string, unknown> {
+export function deliveryArgs(
+  claimed: ClaimedDelivery,
+  dashboardUrl: string,
+  secretTools: ReadonlySet<string> = new Set(),
+): Record<string, unknown> {
   const ids = { channel_id: claimed.channel.id, delivery_id: claimed.delivery.id };
   switch (claimed.channel.kind) {
     case "webhook":
-      return { ...ids, body: webhookBody(claimed, dashboardUrl) };
+      return { ...ids, body: webhookBody(claimed, dashboardUrl, secretTools) };
     case "slack":
       return { ...ids, ...slackMessage(claimed, dashboardUrl) };
     case "email":
@@ -107,7 +113,7 @@ export async function deliverOne(options: DeliveryLoopOptions, claimed: ClaimedD
       runId: notifyRunId(channel.id),
       stepId: delivery.id,
       tool: NOTIFY_TOOLS[channel.kind],
-      args: deliveryArgs(claimed, options.dashboardUrl),
+      args: deliveryArgs(claimed, options.dashboardUrl, options.secretTools),
       deadline: Deadline.after(NOTIFY_TIMEOUT_MS + 5_000),
     });
     if (envelope.status === "SUCCEEDED") {

@@ -88,14 +88,37 @@ export function headline(claimed: ClaimedDelivery): string {
   return `[Tristate: ${claimed.delivery.tenant}] ${n > 1 ? `${n} events: ` : ""}${what}`;
 }
 
-/** The webhook's body as JSON text (the exact bytes signed and sent on every attempt). */
-export function webhookBody(claimed: ClaimedDelivery, dashboardUrl: string): string {
+/** What stands in for an error message withheld from a notification (see {@link withholdSecrets}). */
+export const MESSAGE_WITHHELD =
+  "(withheld: the tool declares secret fields and its error message may hold one; read it in the dashboard)";
+
+/**
+ * The event as sent: when its record's tool declares `secretFields`, the record's error `message`
+ * (free text the tool wrote, which may echo an argument) is replaced by {@link MESSAGE_WITHHELD} — a
+ * notification leaves the service, and the notification's own record (readable by viewers) keeps its
+ * body. The reason `code` and the link stay.
+ */
+export function withholdSecrets(event: NotificationEvent, secretTools: ReadonlySet<string>): NotificationEvent {
+  const tool = event.subject.tool;
+  if (typeof tool !== "string" || !secretTools.has(tool) || event.subject.message == null) return event;
+  return { ...event, subject: { ...event.subject, message: MESSAGE_WITHHELD } };
+}
+
+/**
+ * The webhook's body as JSON text (the exact bytes signed and sent on every attempt).
+ * @param secretTools - the catalog's tools that declare `secretFields` (their messages are withheld).
+ */
+export function webhookBody(
+  claimed: ClaimedDelivery,
+  dashboardUrl: string,
+  secretTools: ReadonlySet<string> = new Set(),
+): string {
   const body: WebhookBody = {
     id: claimed.delivery.id,
     type: claimed.delivery.kind,
     tenant: claimed.delivery.tenant,
     count: claimed.events.length,
-    events: claimed.events.map((e) => ({ ...e, url: eventUrl(dashboardUrl, e) })),
+    events: claimed.events.map((e) => ({ ...withholdSecrets(e, secretTools), url: eventUrl(dashboardUrl, e) })),
   };
   return JSON.stringify(body);
 }

@@ -1,0 +1,77 @@
+/**
+ * A notification about a record of a tool with `secretFields` leaks no secret argument value (issue
+ * 23 §3 attack review): the tool's error message echoes the card number; the webhook body sent (and
+ * kept as the notification record's arguments, which viewers read) withholds the message, the Slack
+ * message shows no message at all. Real PostgreSQL, real HTTP receivers.
+ */
+import { AmbiguousError, canon, Deadline, defineTool } from "@tristate/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MESSAGE_WITHHELD } from "../src/notifications/render.ts";
+import { eventually, type HttpReceiver, startHttpReceiver } from "./notifications-support.ts";
+import { startStack, type TestStack } from "./support.ts";
+
+const CARD = "4111111111111111";
+/** An unsafe tool whose ambiguous failure echoes its secret argument. */
+const charge = defineTool({
+  name: "charge_card",
+  kind: "unsafe",
+  identity: { order: canon.exact },
+  secretFields: ["card"],
+  timeoutMs: 2000,
+  invoke: async (args: Record<string, unknown>) => {
+    throw new AmbiguousError(`gateway reset while charging card ${String(args.card)}`, { code: "RESET_AFTER_WRITE" });
+  },
+});
+
+let stack: TestStack;
+let hook: HttpReceiver;
+let slack: HttpReceiver;
+
+beforeAll(async () => {
+  hook = await startHttpReceiver();
+  slack = await startHttpReceiver();
+  stack = await startStack({ tools: () => [charge], env: { TRISTATE_NOTIFY_INTERVAL_MS: "100" } });
+});
+afterAll(async () => {
+  await stack?.close();
+  await hook?.close();
+  await slack?.close();
+});
+
+describe("secret arguments in notifications", () => {
+  it("the webhook body, the Slack message and the notification records hold no secret value", async () => {
+    const tenant = "secrets";
+    await stack.post("keys.create", { name: "a", role: "agent", tenant }, stack.keys.admin);
+    for (const [kind, r] of [
+      ["webhook", hook],
+      ["slack", slack],
+    ] as const) {
+      const res = await stack.post(
+        "notifications.channels.create",
+        { tenant, kind, name: kind, url: r.url, events: ["human_queue"] },
+        stack.keys.admin,
+      );
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+    }
+    const envelope = await stack.service.services.tenants.executor(tenant).call({
+      runId: "r",
+      stepId: "charge-1",
+      tool: "charge_card",
+      args: { order: "o-1", card: CARD },
+      deadline: Deadline.after(10_000),
+    });
+    expect(envelope.status).toBe("UNKNOWN");
+    const arrival = await eventually(() => hook.arrivals[0], 10_000, "the webhook");
+    await eventually(() => slack.arrivals[0], 10_000, "the Slack message");
+    const event = JSON.parse(arrival.body).events[0];
+    expect(event.subject).toMatchObject({ tool: "charge_card", code: expect.any(String), message: MESSAGE_WITHHELD });
+    for (const a of [...hook.arrivals, ...slack.arrivals]) expect(a.body).not.toContain(CARD.slice(4));
+    // The notification's own records (their args are what the read API shows) hold no card either.
+    const { rows } = await stack.service.services.store.pool.query<{ args: unknown }>(
+      "SELECT args FROM intent_records WHERE tenant = $1 AND tool LIKE 'tristate.notify.%'",
+      [tenant],
+    );
+    expect(rows.length).toBe(2);
+    for (const r of rows) expect(JSON.stringify(r.args)).not.toContain(CARD.slice(4));
+  });
+});
