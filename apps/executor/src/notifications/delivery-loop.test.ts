@@ -1,6 +1,12 @@
 /** The delivery loop's retry schedule and the webhook signature (issue 23 §3). */
 import { describe, expect, it } from "vitest";
-import { FIRST_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS, retryDelayMs } from "./delivery-loop.ts";
+import {
+  FIRST_RETRY_DELAY_MS,
+  givesUp,
+  MAX_DELIVERY_ATTEMPTS,
+  MAX_RETRY_DELAY_MS,
+  retryDelayMs,
+} from "./delivery-loop.ts";
 import { signatureHeader, verifySignature } from "./webhook.ts";
 
 describe("retryDelayMs", () => {
@@ -22,5 +28,19 @@ describe("the webhook signature", () => {
     expect(verifySignature("whsec_k", header, '{"id":"ndl_2"}', 1_767_225_600)).toBe(false);
     expect(verifySignature("whsec_other", header, '{"id":"ndl_1"}', 1_767_225_600)).toBe(false);
     expect(verifySignature("whsec_k", header, '{"id":"ndl_1"}', 1_767_225_600 + 301)).toBe(false);
+  });
+});
+
+describe("givesUp", () => {
+  it("after the last attempt: not delivered (any kind) or a webhook still UNKNOWN (3xx/5xx for ever); Slack/e-mail UNKNOWN waits for a person", () => {
+    const last = MAX_DELIVERY_ATTEMPTS;
+    expect(givesUp("FAILED_NO_EFFECT", "webhook", last - 1)).toBe(false);
+    expect(givesUp("UNKNOWN", "webhook", last - 1)).toBe(false);
+    for (const kind of ["webhook", "slack", "email"] as const)
+      expect(givesUp("FAILED_NO_EFFECT", kind, last)).toBe(true);
+    expect(givesUp("UNKNOWN", "webhook", last)).toBe(true);
+    expect(givesUp("UNKNOWN", "slack", last + 5)).toBe(false);
+    expect(givesUp("UNKNOWN", "email", last + 5)).toBe(false);
+    expect(givesUp("SUCCEEDED", "webhook", last)).toBe(false);
   });
 });

@@ -74,6 +74,22 @@ export function retryDelayMs(attempt: number, retryAfterMs = 0, random: () => nu
   return Math.max(Math.round(base * (0.5 + random() / 2)), retryAfterMs);
 }
 
+/**
+ * Whether attempt `attempt` (1-based) with this outcome ends the delivery as `failed`: after
+ * {@link MAX_DELIVERY_ATTEMPTS} attempts that did not deliver — FAILED_NO_EFFECT for every kind, and
+ * UNKNOWN for a webhook too (each UNKNOWN attempt was resent with the same Idempotency-Key, so a
+ * receiver answering 3xx or 5xx forever is given up, not retried every 10 minutes for ever). A Slack
+ * or e-mail UNKNOWN waits for a person in the human queue and is never given up here.
+ */
+export function givesUp(
+  status: Envelope["status"],
+  kind: ClaimedDelivery["channel"]["kind"],
+  attempt: number,
+): boolean {
+  if (attempt < MAX_DELIVERY_ATTEMPTS) return false;
+  return status === "FAILED_NO_EFFECT" || (status === "UNKNOWN" && kind === "webhook");
+}
+
 /** The internal call's arguments for a claimed delivery: ids and the rendered message, never a URL or secret. */
 export function deliveryArgs(
   claimed: ClaimedDelivery,
@@ -126,7 +142,7 @@ export async function deliverOne(options: DeliveryLoopOptions, claimed: ClaimedD
     const error = `${envelope.status}: ${envelope.error?.message ?? envelope.action_taken}`.slice(0, 1000);
     // UNKNOWN: the record is being reconciled (the sweeper's same-key resend for a webhook, the human
     // queue for Slack and e-mail); the delivery stays pending and the next attempt reads how it settled.
-    const giveUp = envelope.status === "FAILED_NO_EFFECT" && attempt >= MAX_DELIVERY_ATTEMPTS;
+    const giveUp = givesUp(envelope.status, channel.kind, attempt);
     const retryAtEpochMs = giveUp ? null : Date.now() + retryDelayMs(attempt, envelope.retry_after_ms ?? 0);
     if (!(await outbox.complete(delivery.id, { delivered: false, error, retryAtEpochMs }, fence))) {
       log.warn(meta, LEASE_LOST);
