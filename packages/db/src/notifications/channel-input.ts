@@ -26,7 +26,8 @@ const events = z
 
 /**
  * A webhook's or Slack's URL: absolute, http or https (a Slack incoming webhook is
- * `https://hooks.slack.com/services/…`; any http(s) URL is taken so tests and proxies can receive it).
+ * `https://hooks.slack.com/services/…`; any http(s) URL is taken so tests and proxies can receive it),
+ * at most 2000 characters, without `user:password@`.
  */
 const url = z
   .string()
@@ -38,7 +39,17 @@ const url = z
     } catch {
       return false;
     }
-  }, "must be an absolute http(s) URL");
+  }, "must be an absolute http(s) URL")
+  // fetch refuses a URL with credentials (it could never be delivered), and the URL is listed to
+  // admins and shown in the dashboard: a receiver's credentials belong in its path or the signature.
+  .refine((value) => {
+    try {
+      const parsed = new URL(value);
+      return parsed.username === "" && parsed.password === "";
+    } catch {
+      return true;
+    }
+  }, "must not carry credentials (user:password@); put a token in the path, the webhook is signed");
 
 const to = z
   .array(z.email("must each be an e-mail address").max(254, "must each be at most 254 characters"))
