@@ -4,7 +4,7 @@
  * the envelope of a record entering the queue then says it waits (no operator notified), events raised
  * meanwhile are not queued for it, and re-enabling it sends the pending group — each event once.
  */
-import { AmbiguousError, canon, Deadline, defineTool } from "@tristate/core";
+import { AmbiguousError, canon, defineTool } from "@tristate/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, type HttpReceiver, startHttpReceiver } from "./notifications-support.ts";
 import { type Json, startStack, type TestStack } from "./support.ts";
