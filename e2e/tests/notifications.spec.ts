@@ -4,8 +4,9 @@
  * test, and sees the delivery logged as delivered; the receiver got it with a valid
  * `Tristate-Signature` (HMAC-SHA256 of "<t>.<body>" checked here) and the delivery id as its
  * `Idempotency-Key`. A refusal is shown beside the field it names; Disable and Delete (asked first)
- * work from the keyboard; the page and header fit at 1280 px; a channel whose receiver is down shows
- * its delivery retrying with the last error. A viewer has no Notifications tab, and
+ * work from the keyboard; the page and header fit at 1280 px, a target host is never broken; a channel
+ * whose receiver is down shows its delivery retrying with the last error, and once the channel is
+ * deleted, given up with that as its reason. A viewer has no Notifications tab, and
  * the page shows it no action.
  */
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
@@ -182,11 +183,27 @@ test("an admin creates a webhook channel, sees its secret once, sends a test: de
     }));
     expect(fit.page).toBeLessThanOrEqual(0);
     for (const overflow of fit.tables) expect(overflow).toBeLessThanOrEqual(0);
+    // The Target column keeps a host whole ("127.0.0.1:<port>" on one line, never "127.0.0.1:" / "<port>").
+    const target = page.getByTestId("channel-row").filter({ hasText: name }).getByTestId("target-part");
+    await expect(target).toHaveText(/^127\.0\.0\.1:\d+$/);
+    const lines = await target.evaluate((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      return new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top))).size;
+    });
+    expect(lines, "the target host is on one line").toBe(1);
     const header = await page.locator("header.topbar").evaluate((el) => {
       const boxes = Array.from(el.children, (c) => c.getBoundingClientRect());
-      return Math.max(...boxes.map((b) => b.top)) < Math.min(...boxes.map((b) => b.bottom));
+      const signOut = Array.from(el.querySelectorAll("button"), (b) => b.getBoundingClientRect()).at(-1);
+      return {
+        oneRow: Math.max(...boxes.map((b) => b.top)) < Math.min(...boxes.map((b) => b.bottom)),
+        signOutRight: signOut ? signOut.right : Number.POSITIVE_INFINITY,
+      };
     });
-    expect(header, "header is one row at 1280 px").toBe(true);
+    expect(header.oneRow, "header is one row at 1280 px").toBe(true);
+    // (pages.spec.ts checks every page with a key named as long as the first-start admin key's.)
+    expect(header.signOutRight, "Sign out is on screen at 1280 px").toBeLessThanOrEqual(1280);
+    await expect(page.locator("header.topbar").getByRole("button", { name: "Sign out" })).toBeInViewport({ ratio: 1 });
     await expectNoSeriousA11yViolations(page, "notifications", testInfo);
     await screenshot(page, "notifications", testInfo, true);
 
@@ -238,6 +255,17 @@ test("an admin creates a webhook channel, sees its secret once, sends a test: de
     await expect(deadRow).not.toHaveAttribute("data-status", "delivered");
     await expect(deadRow.getByTestId("delivery-status")).toHaveAttribute("title", /retrying|Failed/);
     await expect(deadRow).toContainText(/error/i);
+
+    // Deleting its channel gives the delivery up: its row and the log's line say why in the delivery's
+    // own words (the channel was deleted), not that a receiver never acknowledged it.
+    await deleteChannelsNamed(new RegExp(`^${dead}$`));
+    await expect(deadRow).toHaveAttribute("data-status", "failed", { timeout: 30_000 });
+    await expect(deadRow).toContainText("gave up; last error: the channel was deleted before delivery");
+    const failedLine = page.getByTestId("failed-count");
+    await expect(failedLine).toContainText("gave up, no more attempts");
+    await expect(failedLine).toContainText("“the channel was deleted before delivery”");
+    await expect(failedLine).not.toContainText(/receiver|acknowledg/);
+    await screenshot(page, "notifications-failed-deleted", testInfo);
   } finally {
     await receiver.close();
     await deleteChannelsNamed(/^e2e /);

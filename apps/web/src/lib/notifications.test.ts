@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { channelTarget, deliveryStatusLook, formFieldOf, parseRecipients } from "./notifications";
+import {
+  channelTarget,
+  channelTargetParts,
+  deliveryStatusLook,
+  failedDeliveriesSummary,
+  formFieldOf,
+  parseRecipients,
+} from "./notifications";
 
 describe("channelTarget", () => {
   it("shows only a URL's host (a Slack URL's path is its secret)", () => {
@@ -48,5 +55,51 @@ describe("formFieldOf", () => {
     expect(formFieldOf({ data: {} })).toBeNull();
     expect(formFieldOf(new Error("boom"))).toBeNull();
     expect(formFieldOf(null)).toBeNull();
+  });
+});
+
+describe("channelTargetParts", () => {
+  it("keeps each host or address whole, one part each (the table wraps between parts only)", () => {
+    expect(channelTargetParts({ url: "http://127.0.0.1:4713/hook", to: null })).toEqual(["127.0.0.1:4713"]);
+    expect(channelTargetParts({ url: null, to: ["ops@example.com", "oncall@example.com"] })).toEqual([
+      "ops@example.com",
+      "oncall@example.com",
+    ]);
+    expect(channelTargetParts({ url: null, to: [] })).toEqual(["–"]);
+  });
+});
+
+describe("failedDeliveriesSummary", () => {
+  const failed = (lastError: string | null) => ({ status: "failed" as const, lastError });
+  it("is null when no delivery failed", () => {
+    expect(failedDeliveriesSummary([{ status: "delivered", lastError: null }])).toBeNull();
+    expect(failedDeliveriesSummary([])).toBeNull();
+  });
+  it("says why from the deliveries' own last errors, never assuming the receiver was at fault", () => {
+    const text = failedDeliveriesSummary([
+      failed("the channel was deleted before delivery"),
+      failed("the channel was deleted before delivery"),
+      { status: "pending", lastError: "HTTP 503" },
+    ]);
+    expect(text).toBe(
+      "2 failed deliveries on this page (marked ✕): gave up, no more attempts. " +
+        "Last error: “the channel was deleted before delivery” (2).",
+    );
+    expect(text).not.toMatch(/receiver|acknowledg|503/);
+  });
+  it("quotes the three commonest errors, counts the rest, and names a failure with no error", () => {
+    const text = failedDeliveriesSummary([
+      failed("HTTP 500"),
+      failed("HTTP 500"),
+      failed("connect ECONNREFUSED 127.0.0.1:4713"),
+      failed(null),
+      failed("HTTP 404"),
+      failed("timed out after 10000 ms"),
+    ]);
+    expect(text).toBe(
+      "6 failed deliveries on this page (marked ✕): gave up, no more attempts. Last errors: “HTTP 500” (2); " +
+        "“connect ECONNREFUSED 127.0.0.1:4713” (1); “HTTP 404” (1); 2 other errors, each in its row.",
+    );
+    expect(failedDeliveriesSummary([failed(null)])).toContain("“no error recorded” (1)");
   });
 });

@@ -69,14 +69,22 @@ export function eventKindLabel(kind: string): string {
  * so only the host is shown in the list), or the e-mail recipients joined by commas.
  */
 export function channelTarget(channel: Pick<NotificationChannel, "url" | "to">): string {
+  return channelTargetParts(channel).join(", ");
+}
+
+/**
+ * `channelTarget` as its parts, each shown unbroken (the table wraps between them, never inside a host
+ * or an address): a URL's host, or each e-mail recipient; `["–"]` when the channel has neither.
+ */
+export function channelTargetParts(channel: Pick<NotificationChannel, "url" | "to">): string[] {
   if (channel.url) {
     try {
-      return new URL(channel.url).host;
+      return [new URL(channel.url).host];
     } catch {
-      return channel.url;
+      return [channel.url];
     }
   }
-  return channel.to?.join(", ") ?? "–";
+  return channel.to?.length ? [...channel.to] : ["–"];
 }
 
 /**
@@ -119,4 +127,35 @@ export function formFieldOf(error: unknown): FormField | null {
   if (typeof field !== "string") return null;
   const head = field.split(".")[0] as FormField;
   return FORM_FIELDS.includes(head) ? head : null;
+}
+
+/** Most distinct last errors `failedDeliveriesSummary` quotes. */
+const QUOTED_ERRORS = 3;
+
+/**
+ * The delivery log's line about its failed deliveries (null when none is failed): how many, that no
+ * more attempts are made (the executor gave up on them), and why, in the deliveries' own words: their
+ * recorded last errors (`lastError`, e.g. "the channel was deleted before delivery" or an HTTP status),
+ * the commonest first with how many share it, at most three — never a cause the log does not record.
+ * E.g. `2 failed deliveries on this page (marked ✕): gave up, no more attempts. Last error: “the channel
+ * was deleted before delivery” (2).`
+ */
+export function failedDeliveriesSummary(
+  deliveries: readonly Pick<NotificationDelivery, "status" | "lastError">[],
+): string | null {
+  const failed = deliveries.filter((d) => d.status === "failed");
+  if (failed.length === 0) return null;
+  const byError = new Map<string, number>();
+  for (const d of failed) {
+    const error = d.lastError?.trim() || "no error recorded";
+    byError.set(error, (byError.get(error) ?? 0) + 1);
+  }
+  const ranked = [...byError].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const quoted = ranked.slice(0, QUOTED_ERRORS).map(([error, n]) => `“${error}” (${n})`);
+  const others = ranked.length - quoted.length;
+  const count = `${failed.length} failed deliver${failed.length === 1 ? "y" : "ies"} on this page (marked ✕)`;
+  const why = `Last error${ranked.length === 1 ? "" : "s"}: ${quoted.join("; ")}${
+    others > 0 ? `; ${others} other error${others === 1 ? "" : "s"}, each in its row` : ""
+  }.`;
+  return `${count}: gave up, no more attempts. ${why}`;
 }

@@ -11,6 +11,7 @@ import { Time } from "~/components/time-zone-toggle";
 import {
   channelKindLabel,
   channelTarget,
+  channelTargetParts,
   eventKindLabel,
   type NotificationChannel,
   type NotificationDelivery,
@@ -104,9 +105,16 @@ function channelColumns({ lastById, logHref, busyId, act, onDelete }: ChannelCel
     col.accessor((c) => channelTarget(c), {
       id: "target",
       header: "Target",
+      // Each host or address unbroken (cut with an ellipsis when too long); lines wrap between them.
       cell: (c) => (
-        <span className={`mono small ${styles["target-cell"]}`} title={channelTarget(c.row.original)}>
-          {c.getValue()}
+        <span className={`mono small ${styles["target-cell"]}`} title={c.getValue()}>
+          {channelTargetParts(c.row.original).map((part, i, parts) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: two recipients may be the same address
+            <span key={i} className={styles["target-part"]} data-testid="target-part">
+              {part}
+              {i < parts.length - 1 ? "," : ""}
+            </span>
+          ))}
         </span>
       ),
     }),

@@ -11,6 +11,7 @@ import {
   DELIVERY_STATUSES,
   type DeliveryStatus,
   eventKindLabel,
+  failedDeliveriesSummary,
   type NotificationChannel,
   type NotificationDelivery,
 } from "~/lib/notifications";
@@ -38,7 +39,11 @@ function StatusDetail({ delivery }: { delivery: NotificationDelivery }) {
         </span>
       );
     case "failed":
-      return <span className="small flag block">{delivery.lastError ?? "gave up"}</span>;
+      return (
+        <span className="small flag block">
+          gave up{delivery.lastError ? `; last error: ${delivery.lastError}` : " (no error recorded)"}
+        </span>
+      );
   }
 }
 
@@ -178,7 +183,8 @@ export function DeliveryLog({ tenant, channels, channelId, status, onFilter }: L
   const items = log.data?.pages.flatMap((p) => p.items) ?? [];
   const names = new Map(channels.map((c) => [c.id, c.name]));
   const channelName = (id: string) => names.get(id) ?? `${id} (deleted)`;
-  const failed = items.filter((d) => d.status === "failed").length;
+  // Why they failed, in the deliveries' own words (a deleted channel, an HTTP status…), never assumed.
+  const failedLine = failedDeliveriesSummary(items);
   const current = channelId ? channels.find((c) => c.id === channelId) : undefined;
 
   return (
@@ -194,10 +200,9 @@ export function DeliveryLog({ tenant, channels, channelId, status, onFilter }: L
           <EmptyState>Nothing was sent yet. “Send test” on a channel shows its first delivery here.</EmptyState>
         )
       ) : null}
-      {failed > 0 && status !== "failed" ? (
+      {failedLine && status !== "failed" ? (
         <p className="flag" data-testid="failed-count">
-          {failed} failed deliver{failed === 1 ? "y" : "ies"} on this page (marked ✕, the receiver never acknowledged
-          them).
+          {failedLine}
         </p>
       ) : null}
       {items.length ? (
