@@ -74,4 +74,39 @@ describe("secret arguments in notifications", () => {
     expect(rows.length).toBe(2);
     for (const r of rows) expect(JSON.stringify(r.args)).not.toContain(CARD.slice(4));
   });
+
+  it("a Slack URL (a credential) is not in the notification record's error nor the delivery log", async () => {
+    const tenant = "slack-url";
+    await stack.post("keys.create", { name: "a", role: "agent", tenant }, stack.keys.admin);
+    const secretPath = "/services/T0001/B0001/s3cr3tT0k3nXYZ";
+    const url = slack.url.replace("/hook", secretPath);
+    const created = await stack.post(
+      "notifications.channels.create",
+      { tenant, kind: "slack", name: "s", url },
+      stack.keys.admin,
+    );
+    const channelId = created.json.result.data.channel.id as string;
+    slack.answers.push(404);
+    await stack.post("notifications.channels.test", { tenant, id: channelId }, stack.keys.admin);
+    const logged = await eventually(
+      async () => {
+        const items = (await stack.get("notifications.deliveries.list", { tenant, channelId }, stack.keys.admin)).json
+          .result.data.items;
+        return items[0]?.lastError ? items[0] : undefined;
+      },
+      10_000,
+      "the 404 logged",
+    );
+    expect(logged.lastError).not.toContain("s3cr3t");
+    // The record and its timeline (what intents.get shows a viewer): the 404 is there, the path is not.
+    const { rows } = await stack.service.services.store.pool.query<{ error: unknown; events: unknown }>(
+      `SELECT r.error, (SELECT jsonb_agg(e.data) FROM intent_events e WHERE e.tenant = r.tenant AND e.key = r.key) AS events
+       FROM intent_records r WHERE r.tenant = $1 AND r.tool = 'tristate.notify.slack'`,
+      [tenant],
+    );
+    expect(rows).toHaveLength(1);
+    const shown = JSON.stringify(rows[0]);
+    expect(shown).toContain("HTTP 404");
+    expect(shown).not.toContain("s3cr3t");
+  });
 });

@@ -62,6 +62,29 @@ async function targetOf(deps: NotifyToolsDeps, channelId: string): Promise<{ url
   return { url: target.url, secret: target.secret };
 }
 
+/** A channel URL as shown in an error: its origin only (a Slack URL's path is its credential). */
+function shownUrl(url: string): string {
+  try {
+    return `${new URL(url).origin}/…`;
+  } catch {
+    return "(the channel's URL)";
+  }
+}
+
+/**
+ * Runs a send to `url`, keeping the URL's path out of its error: the message is stored as the
+ * notification record's error (read by viewers) and the delivery log's `lastError`, and a Slack
+ * incoming-webhook URL is a credential. The error's class (how it is classified) is kept.
+ */
+async function withoutUrl<T>(url: string, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (err) {
+    if (err instanceof Error && err.message.includes(url)) err.message = err.message.replaceAll(url, shownUrl(url));
+    throw err;
+  }
+}
+
 /**
  * The three internal tools:
  * - `tristate.notify.webhook` — `idempotent_by_key`: the receiver deduplicates by `Idempotency-Key`
@@ -87,7 +110,7 @@ export function notifyTools(deps: NotifyToolsDeps): AnyTool[] {
       invoke: async (args, ctx) => {
         const { url, secret } = await targetOf(deps, args.channel_id);
         if (!secret) throw new NotSentError(`webhook channel ${args.channel_id} has no signing secret`);
-        return postWebhook({ url, secret, deliveryId: args.delivery_id, body: args.body }, ctx);
+        return withoutUrl(url, () => postWebhook({ url, secret, deliveryId: args.delivery_id, body: args.body }, ctx));
       },
     }),
     defineTool({
@@ -99,11 +122,10 @@ export function notifyTools(deps: NotifyToolsDeps): AnyTool[] {
       loggableFields,
       timeoutMs: NOTIFY_TIMEOUT_MS,
       describe: (a) => `notification ${a.delivery_id} to Slack channel ${a.channel_id}`,
-      invoke: async (args, ctx) =>
-        postSlack(
-          { url: (await targetOf(deps, args.channel_id)).url, message: { text: args.text, blocks: args.blocks } },
-          ctx,
-        ),
+      invoke: async (args, ctx) => {
+        const { url } = await targetOf(deps, args.channel_id);
+        return withoutUrl(url, () => postSlack({ url, message: { text: args.text, blocks: args.blocks } }, ctx));
+      },
     }),
     defineTool({
       name: NOTIFY_TOOLS.email,
