@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { z } from "zod";
+import { notifyHostPolicy } from "./notifications/allowed-hosts.ts";
 
 const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().min(1).optional());
@@ -197,6 +198,31 @@ const schema = z.object({
   ),
   /** Notifications: the sender of notification e-mails. */
   TRISTATE_SMTP_FROM: z.preprocess(emptyAsUndefined, z.string().min(3).default("Tristate <tristate@localhost>")),
+  /**
+   * Notifications: the hosts webhook and Slack channel URLs may point at, comma-separated, the entries
+   * of a catalog's `httpAllowHosts`: an exact host or IP (allowed whatever it resolves to), `*.<domain>`
+   * or `*` (only if every address the host resolves to is public). Default `*`: no private, loopback,
+   * link-local (cloud metadata) address. Checked at create and at every send (notifications/allowed-hosts.ts).
+   */
+  TRISTATE_NOTIFY_ALLOW_HOSTS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .default("*")
+      .transform((v) =>
+        v
+          .split(",")
+          .map((e) => e.trim())
+          .filter((e) => e !== ""),
+      )
+      .superRefine((entries, ctx) => {
+        try {
+          notifyHostPolicy(entries);
+        } catch (error) {
+          ctx.addIssue({ code: "custom", message: (error as Error).message.replace(/^catalog: /, "") });
+        }
+      }),
+  ),
   /** Notifications: the dashboard's base URL, linked from notifications. */
   TRISTATE_DASHBOARD_URL: z.preprocess(
     emptyAsUndefined,

@@ -6,6 +6,7 @@ import { closeMcpUpstreams } from "./catalog/mcp-tool.ts";
 import type { Env } from "./env.ts";
 import { createLogger } from "./logger.ts";
 import { createMetrics } from "./metrics/index.ts";
+import { notifyHostPolicy } from "./notifications/allowed-hosts.ts";
 import { humanQueueNotified, primeChannelCache } from "./notifications/channel-cache.ts";
 import { startDeliveryLoop } from "./notifications/delivery-loop.ts";
 import { notifyTools } from "./notifications/tools.ts";
@@ -75,6 +76,8 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
   // One executor per tenant, each over its tenant's view of the log (made on first use); calls,
   // resolutions and compensations are counted at these ports (metrics/observe.ts).
   const catalog = new Set(tools.map((t) => t.name));
+  // Where channels may point (TRISTATE_NOTIFY_ALLOW_HOSTS): one policy, so one pinned dispatcher.
+  const notifyHosts = notifyHostPolicy(env.TRISTATE_NOTIFY_ALLOW_HOSTS);
   const tenants = createTenants(
     db,
     (store) => {
@@ -91,6 +94,7 @@ export async function startService(env: Env, overrides: { tools?: AnyTool[] } = 
           targets: db.notificationOutbox,
           smtpUrl: env.TRISTATE_SMTP_URL,
           smtpFrom: env.TRISTATE_SMTP_FROM,
+          hosts: notifyHosts,
         }),
         humanQueueNotified: () => humanQueueNotified(db, tenant),
         confirmations,

@@ -7,12 +7,19 @@ import { defineTool } from "@tristate/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalog } from "../src/catalog/load.ts";
 import { mcpClient } from "./mcp-support.ts";
+import { LOOPBACK_RECEIVERS } from "./notifications-support.ts";
 import { type Json, startStack, type TestStack } from "./support.ts";
 
 let stack: TestStack;
 beforeAll(async () => {
   // No delivery loop: these tests read and change channels only.
-  stack = await startStack({ env: { TRISTATE_NOTIFY_INTERVAL_MS: "0" } });
+  stack = await startStack({
+    env: {
+      // Public hosts (hooks.example.test) and the loopback ones.
+      TRISTATE_NOTIFY_ALLOW_HOSTS: `*,${LOOPBACK_RECEIVERS}`,
+      TRISTATE_NOTIFY_INTERVAL_MS: "0",
+    },
+  });
   // A second tenant exists once a key is made in it.
   expect(
     (await stack.post("keys.create", { name: "acme agent", role: "agent", tenant: "acme" }, stack.keys.admin)).status,

@@ -7,7 +7,13 @@
  */
 import { AmbiguousError, canon, Deadline, defineTool } from "@tristate/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, type HttpReceiver, signatureValid, startHttpReceiver } from "./notifications-support.ts";
+import {
+  eventually,
+  type HttpReceiver,
+  LOOPBACK_RECEIVERS,
+  signatureValid,
+  startHttpReceiver,
+} from "./notifications-support.ts";
 import { type Json, startStack, type TestStack } from "./support.ts";
 
 /** Every call ends UNKNOWN (no probe: it waits for a person). */
@@ -31,6 +37,7 @@ beforeAll(async () => {
   stack = await startStack({
     tools: () => [limbo],
     env: {
+      TRISTATE_NOTIFY_ALLOW_HOSTS: LOOPBACK_RECEIVERS,
       TRISTATE_NOTIFY_INTERVAL_MS: "100",
       TRISTATE_NOTIFY_GROUP_WINDOW_MS: "0",
       TRISTATE_NOTIFY_CONDITIONS_INTERVAL_MS: String(CHECK_MS),

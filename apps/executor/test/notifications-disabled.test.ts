@@ -6,7 +6,7 @@
  */
 import { AmbiguousError, canon, defineTool } from "@tristate/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, type HttpReceiver, startHttpReceiver } from "./notifications-support.ts";
+import { eventually, type HttpReceiver, LOOPBACK_RECEIVERS, startHttpReceiver } from "./notifications-support.ts";
 import { type Json, startStack, type TestStack } from "./support.ts";
 
 const limbo = defineTool({
@@ -28,7 +28,11 @@ beforeAll(async () => {
   hook = await startHttpReceiver();
   stack = await startStack({
     tools: () => [limbo],
-    env: { TRISTATE_NOTIFY_INTERVAL_MS: "100", TRISTATE_NOTIFY_GROUP_WINDOW_MS: String(WINDOW_MS) },
+    env: {
+      TRISTATE_NOTIFY_ALLOW_HOSTS: LOOPBACK_RECEIVERS,
+      TRISTATE_NOTIFY_INTERVAL_MS: "100",
+      TRISTATE_NOTIFY_GROUP_WINDOW_MS: String(WINDOW_MS),
+    },
   });
 });
 afterAll(async () => {

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, type HttpReceiver, startHttpReceiver } from "./notifications-support.ts";
+import { eventually, type HttpReceiver, LOOPBACK_RECEIVERS, startHttpReceiver } from "./notifications-support.ts";
 import { startStack, type TestStack } from "./support.ts";
 
 type Verify = (secret: string, header: string, raw: string, toleranceS?: number) => boolean;
@@ -32,7 +32,9 @@ beforeAll(async () => {
   await writeFile(file, `${block}\nexport { verifyTristate };\n`);
   verifyTristate = ((await import(pathToFileURL(file).href)) as { verifyTristate: Verify }).verifyTristate;
   hook = await startHttpReceiver();
-  stack = await startStack({ env: { TRISTATE_NOTIFY_INTERVAL_MS: "100" } });
+  stack = await startStack({
+    env: { TRISTATE_NOTIFY_ALLOW_HOSTS: LOOPBACK_RECEIVERS, TRISTATE_NOTIFY_INTERVAL_MS: "100" },
+  });
 });
 afterAll(async () => {
   await stack?.close();

@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually } from "./notifications-support.ts";
+import { eventually, LOOPBACK_RECEIVERS } from "./notifications-support.ts";
 import { type Json, startStack, type TestStack } from "./support.ts";
 
 let stack: TestStack;
@@ -36,7 +36,9 @@ async function receiver(answer: (n: number, res: ServerResponse) => void) {
 }
 
 beforeAll(async () => {
-  stack = await startStack({ env: { TRISTATE_NOTIFY_INTERVAL_MS: "100" } });
+  stack = await startStack({
+    env: { TRISTATE_NOTIFY_ALLOW_HOSTS: LOOPBACK_RECEIVERS, TRISTATE_NOTIFY_INTERVAL_MS: "100" },
+  });
   await stack.post("keys.create", { name: "a", role: "agent", tenant: "recv" }, stack.keys.admin);
 });
 afterAll(async () => {

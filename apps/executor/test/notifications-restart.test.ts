@@ -10,7 +10,13 @@ import { createTestDatabase, type TestDatabase } from "@tristate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEnv } from "../src/env.ts";
 import { type RunningService, startService } from "../src/service.ts";
-import { eventually, type HttpReceiver, signatureValid, startHttpReceiver } from "./notifications-support.ts";
+import {
+  eventually,
+  type HttpReceiver,
+  LOOPBACK_RECEIVERS,
+  signatureValid,
+  startHttpReceiver,
+} from "./notifications-support.ts";
 
 /** Every call waits for a person (raises `human_queue`). */
 const limbo = defineTool({
@@ -29,7 +35,14 @@ const services: RunningService[] = [];
 
 async function start(env: Record<string, string>): Promise<RunningService> {
   const service = await startService(
-    readEnv({ DATABASE_URL: testDb.url, PORT: "0", LOG_LEVEL: "silent", TRISTATE_SWEEP_INTERVAL_MS: "0", ...env }),
+    readEnv({
+      DATABASE_URL: testDb.url,
+      PORT: "0",
+      LOG_LEVEL: "silent",
+      TRISTATE_SWEEP_INTERVAL_MS: "0",
+      TRISTATE_NOTIFY_ALLOW_HOSTS: LOOPBACK_RECEIVERS,
+      ...env,
+    }),
     { tools: [limbo] },
   );
   services.push(service);

@@ -7,7 +7,7 @@
 import { AmbiguousError, canon, Deadline, defineTool } from "@tristate/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MESSAGE_WITHHELD } from "../src/notifications/render.ts";
-import { eventually, type HttpReceiver, startHttpReceiver } from "./notifications-support.ts";
+import { eventually, type HttpReceiver, LOOPBACK_RECEIVERS, startHttpReceiver } from "./notifications-support.ts";
 import { startStack, type TestStack } from "./support.ts";
 
 const CARD = "4111111111111111";
@@ -30,7 +30,10 @@ let slack: HttpReceiver;
 beforeAll(async () => {
   hook = await startHttpReceiver();
   slack = await startHttpReceiver();
-  stack = await startStack({ tools: () => [charge], env: { TRISTATE_NOTIFY_INTERVAL_MS: "100" } });
+  stack = await startStack({
+    tools: () => [charge],
+    env: { TRISTATE_NOTIFY_ALLOW_HOSTS: LOOPBACK_RECEIVERS, TRISTATE_NOTIFY_INTERVAL_MS: "100" },
+  });
 });
 afterAll(async () => {
   await stack?.close();

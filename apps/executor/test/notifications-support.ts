@@ -116,3 +116,9 @@ export async function eventually<T>(
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * `TRISTATE_NOTIFY_ALLOW_HOSTS` for tests whose receivers listen on loopback: the default (`*`) refuses
+ * loopback addresses, so these hosts are listed exactly (docs/notifications.md "Where channels may point").
+ */
+export const LOOPBACK_RECEIVERS = "127.0.0.1,localhost";

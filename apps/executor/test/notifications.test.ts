@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   eventually,
   type HttpReceiver,
+  LOOPBACK_RECEIVERS,
   type Mail,
   signatureValid,
   startHttpReceiver,
@@ -42,6 +43,7 @@ beforeAll(async () => {
   stack = await startStack({
     tools: () => [limbo],
     env: {
+      TRISTATE_NOTIFY_ALLOW_HOSTS: LOOPBACK_RECEIVERS,
       TRISTATE_NOTIFY_INTERVAL_MS: "100",
       TRISTATE_NOTIFY_GROUP_WINDOW_MS: "3000",
       TRISTATE_SMTP_URL: smtp.url,

@@ -5,19 +5,26 @@
  * UNKNOWN (the message may be in the channel); the tool is `unsafe`, so it is never resent blindly.
  */
 import { callHttp, type InvokeContext } from "@tristate/core";
+import type { Dispatcher } from "undici";
 import type { SlackMessage } from "./render.ts";
 
 /**
- * Posts the message.
+ * Posts the message, through `dispatcher` when given (the host policy's: see webhook.ts).
  * @throws NotSentError / RejectedError / AmbiguousError as `callHttp` classifies the attempt.
  */
 export async function postSlack(
-  send: { url: string; message: SlackMessage },
+  send: { url: string; message: SlackMessage; dispatcher?: Dispatcher | undefined },
   ctx: Pick<InvokeContext, "signal" | "timeoutMs">,
 ): Promise<{ status: number }> {
   const response = await callHttp(
     { signal: ctx.signal, timeoutMs: ctx.timeoutMs },
-    { method: "POST", url: send.url, headers: { "user-agent": "Tristate-Notifications" }, body: send.message },
+    {
+      method: "POST",
+      url: send.url,
+      headers: { "user-agent": "Tristate-Notifications" },
+      body: send.message,
+      ...(send.dispatcher ? { dispatcher: send.dispatcher } : {}),
+    },
   );
   return { status: response.status };
 }

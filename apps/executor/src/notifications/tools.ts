@@ -10,7 +10,9 @@
 import type { AnyTool } from "@tristate/core";
 import { canon, defineTool, NotSentError } from "@tristate/core";
 import type { NotificationOutbox } from "@tristate/db";
+import type { Dispatcher } from "undici";
 import { z } from "zod";
+import type { HostPolicy } from "../catalog/http-tool/host-policy.ts";
 import { sendEmail } from "./email.ts";
 import { NOTIFY_TOOLS } from "./internal-names.ts";
 import { postSlack } from "./slack.ts";
@@ -33,6 +35,11 @@ export interface NotifyToolsDeps {
   smtpUrl: string | undefined;
   /** `TRISTATE_SMTP_FROM`. */
   smtpFrom: string;
+  /**
+   * Where webhook and Slack channels may point (`TRISTATE_NOTIFY_ALLOW_HOSTS`, notifications/allowed-hosts.ts):
+   * each send is checked first and connects through its dispatcher (no DNS rebinding to an inside address).
+   */
+  hosts: HostPolicy;
 }
 
 const ids = { channel_id: z.string().min(1).max(120), delivery_id: z.string().min(1).max(120) };
@@ -60,6 +67,21 @@ async function targetOf(deps: NotifyToolsDeps, channelId: string): Promise<{ url
     throw new NotSentError(`notification channel ${channelId} has no URL`, { code: "NOT_SENT" });
   }
   return { url: target.url, secret: target.secret };
+}
+
+/**
+ * The channel's host checked against `TRISTATE_NOTIFY_ALLOW_HOSTS` now, and the dispatcher to connect
+ * with (undefined: undici's default). @throws NotSentError (nothing written to any socket) when the
+ * host is not allowed, is or resolves to a non-public address only a wildcard allows, or does not resolve.
+ */
+async function allowedDispatcher(
+  deps: NotifyToolsDeps,
+  channelId: string,
+  url: string,
+  signal: AbortSignal | undefined,
+): Promise<Dispatcher | undefined> {
+  await deps.hosts.check(url, `notification channel ${channelId}: POST ${shownUrl(url)}`, signal);
+  return deps.hosts.dispatcher(url);
 }
 
 /** A channel URL as shown in an error: its origin only (a Slack URL's path is its credential). */
@@ -110,7 +132,10 @@ export function notifyTools(deps: NotifyToolsDeps): AnyTool[] {
       invoke: async (args, ctx) => {
         const { url, secret } = await targetOf(deps, args.channel_id);
         if (!secret) throw new NotSentError(`webhook channel ${args.channel_id} has no signing secret`);
-        return withoutUrl(url, () => postWebhook({ url, secret, deliveryId: args.delivery_id, body: args.body }, ctx));
+        return withoutUrl(url, async () => {
+          const dispatcher = await allowedDispatcher(deps, args.channel_id, url, ctx.signal);
+          return postWebhook({ url, secret, deliveryId: args.delivery_id, body: args.body, dispatcher }, ctx);
+        });
       },
     }),
     defineTool({
@@ -124,7 +149,10 @@ export function notifyTools(deps: NotifyToolsDeps): AnyTool[] {
       describe: (a) => `notification ${a.delivery_id} to Slack channel ${a.channel_id}`,
       invoke: async (args, ctx) => {
         const { url } = await targetOf(deps, args.channel_id);
-        return withoutUrl(url, () => postSlack({ url, message: { text: args.text, blocks: args.blocks } }, ctx));
+        return withoutUrl(url, async () => {
+          const dispatcher = await allowedDispatcher(deps, args.channel_id, url, ctx.signal);
+          return postSlack({ url, message: { text: args.text, blocks: args.blocks }, dispatcher }, ctx);
+        });
       },
     }),
     defineTool({

@@ -6,6 +6,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { callHttp, type InvokeContext } from "@tristate/core";
+import type { Dispatcher } from "undici";
 
 /** The signature header. */
 const SIGNATURE_HEADER = "Tristate-Signature";
@@ -36,11 +37,12 @@ export function verifySignature(secret: string, header: string, body: string, no
 }
 
 /**
- * POSTs `body` to the channel's URL, signed now.
+ * POSTs `body` to the channel's URL, signed now, through `dispatcher` when given (the host policy's,
+ * which refuses a non-public address in its connections' own lookup).
  * @throws NotSentError / RejectedError / AmbiguousError as `callHttp` classifies the attempt.
  */
 export async function postWebhook(
-  send: { url: string; secret: string; deliveryId: string; body: string },
+  send: { url: string; secret: string; deliveryId: string; body: string; dispatcher?: Dispatcher | undefined },
   ctx: Pick<InvokeContext, "signal" | "timeoutMs">,
 ): Promise<{ status: number }> {
   const t = Math.floor(Date.now() / 1000);
@@ -56,6 +58,7 @@ export async function postWebhook(
         "Idempotency-Key": send.deliveryId,
       },
       body: send.body,
+      ...(send.dispatcher ? { dispatcher: send.dispatcher } : {}),
     },
   );
   return { status: response.status };

@@ -5,6 +5,7 @@
  */
 import type { NotificationChannel, NotificationEvent, TenantNotifications } from "@tristate/db";
 import { AppError } from "../../app-error.ts";
+import { notifyHostPolicy, refusedChannelUrl } from "../../notifications/allowed-hosts.ts";
 import { channelsChanged } from "../../notifications/channel-cache.ts";
 import type { Context } from "../../trpc/context.ts";
 import { adminProcedure } from "../../trpc/init.ts";
@@ -43,12 +44,18 @@ export const notificationsChannelsListProcedure = adminProcedure
 /**
  * `notifications.channels.create({ tenant?, kind, name, url?, to?, events? })` → `{ channel, secret }`:
  * a webhook's signing secret (`whsec_…`) is shown this once; null for other kinds.
- * @throws AppError BAD_INPUT naming the field (url for webhook/slack, to for email).
+ * @throws AppError BAD_INPUT naming the field (url for webhook/slack, to for email); `url` also when
+ *   its host is not allowed by `TRISTATE_NOTIFY_ALLOW_HOSTS` (notifications/allowed-hosts.ts).
  */
 export const notificationsChannelsCreateProcedure = adminProcedure
   .input(channelsCreateInput)
   .mutation(async ({ ctx, input }): Promise<{ channel: NotificationChannel; secret: string | null }> => {
     const notifications = await tenantNotifications(ctx, input.tenant);
+    if (input.kind !== "email" && input.url !== undefined && URL.canParse(input.url)) {
+      const policy = notifyHostPolicy(ctx.services.env.TRISTATE_NOTIFY_ALLOW_HOSTS);
+      const refused = await refusedChannelUrl(policy, input.url);
+      if (refused) throw new AppError("BAD_INPUT", refused, { field: "url" });
+    }
     const created = await notifications
       .createChannel({
         kind: input.kind,

@@ -87,18 +87,33 @@ export interface HostPolicy {
   dispatcher(url: string): Dispatcher | undefined;
 }
 
+/** How refusals name the list: the setting (`httpAllowHosts`) and the list in "host … is not in <list>". */
+export interface PolicyNames {
+  setting: string;
+  list: string;
+}
+
+/** A catalog's `httpAllowHosts`. */
+const CATALOG_NAMES: PolicyNames = { setting: "httpAllowHosts", list: "the catalog's httpAllowHosts" };
+
 /**
- * Reads a catalog's `httpAllowHosts`.
+ * Reads a catalog's `httpAllowHosts` (or another list with the same entries, named by `names`:
+ * `TRISTATE_NOTIFY_ALLOW_HOSTS` for notification channels).
  * @param raw the setting; undefined: no allowlist (every host the catalog names may be called).
  * @param resolve host name resolution (node:dns `lookup`; replaceable for tests).
- * @throws CatalogError naming `httpAllowHosts` or the bad entry.
+ * @param names how refusals and entry errors name the list (default: the catalog's `httpAllowHosts`).
+ * @throws CatalogError naming `names.setting` or the bad entry.
  */
-export function hostPolicy(raw: unknown, resolve: Resolve = resolveAll): HostPolicy | undefined {
+export function hostPolicy(
+  raw: unknown,
+  resolve: Resolve = resolveAll,
+  names: PolicyNames = CATALOG_NAMES,
+): HostPolicy | undefined {
   if (raw === undefined) return undefined;
   if (!Array.isArray(raw)) {
     throw new CatalogError(
       null,
-      "httpAllowHosts",
+      names.setting,
       'must be a list of hosts ("payments.internal", "10.0.0.7", "*.example.com", "*")',
     );
   }
@@ -110,7 +125,7 @@ export function hostPolicy(raw: unknown, resolve: Resolve = resolveAll): HostPol
     if (host === null) {
       throw new CatalogError(
         null,
-        `httpAllowHosts.${i}`,
+        `${names.setting}.${i}`,
         `must be a host name or IP address ("payments.internal", "10.0.0.7", "::1"), "*.<domain>" or "*"; got ${JSON.stringify(entry)}`,
       );
     }
@@ -140,7 +155,7 @@ export function hostPolicy(raw: unknown, resolve: Resolve = resolveAll): HostPol
       const hostname = new URL(url).hostname;
       const host = hostname.replace(/^\[|\]$/g, "");
       const how = match(hostname);
-      if (how === null) throw refuse(`host ${JSON.stringify(host)} is not in the catalog's httpAllowHosts`);
+      if (how === null) throw refuse(`host ${JSON.stringify(host)} is not in ${names.list}`);
       if (how === "exact") return;
       const addresses =
         isIP(host) !== 0 ? [host] : (await resolving(resolve(host), host, where, signal)).map((a) => a.address);
@@ -151,7 +166,7 @@ export function hostPolicy(raw: unknown, resolve: Resolve = resolveAll): HostPol
         if (range === null) continue;
         const what = address === host ? `is a ${range} address` : `resolves to ${address}, a ${range} address`;
         throw refuse(
-          `host ${JSON.stringify(host)} ${what}; httpAllowHosts allows non-public addresses only for a host it lists exactly`,
+          `host ${JSON.stringify(host)} ${what}; ${names.setting} allows non-public addresses only for a host it lists exactly`,
         );
       }
     },
