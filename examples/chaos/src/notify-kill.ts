@@ -123,6 +123,8 @@ export async function runNotifyKill(log: (line: string) => void = console.log): 
       TRISTATE_SWEEP_INTERVAL_MS: "500",
       TRISTATE_SHUTDOWN_GRACE_MS: "0",
       TRISTATE_ROLLUP_INTERVAL_MS: "0",
+      // The webhook receiver listens on loopback, which the default (`*`: public only) refuses.
+      TRISTATE_NOTIFY_ALLOW_HOSTS: "127.0.0.1,localhost",
     },
   });
   const arrivals: Arrival[] = [];
