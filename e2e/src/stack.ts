@@ -170,6 +170,9 @@ async function main() {
       // The web app (on loopback) passes each browser's address on as X-Forwarded-For: believe it, so
       // failed sign-ins are counted per browser, not against the web server's own address.
       TRISTATE_TRUSTED_PROXIES: "127.0.0.1,::1",
+      // Notification channels of the tests point at receivers on loopback, which the default (`*`,
+      // public addresses only) refuses: list them exactly (docs/notifications.md "Where channels may point").
+      TRISTATE_NOTIFY_ALLOW_HOSTS: "127.0.0.1,localhost",
     });
     const service = await startService(env, { tools: catalog(remote) });
     cleanups.push(() => service.close());
