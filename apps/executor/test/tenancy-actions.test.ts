@@ -157,7 +157,12 @@ const CASES: Record<string, Case> = {
   },
   "notifications.channels.create": {
     roles: ADMIN,
-    input: (call) => ({ tenant: call.fx.tenant, kind: "webhook", name: "matrix hook", url: "http://127.0.0.1:9/hook" }),
+    input: (call) => ({
+      tenant: call.fx.tenant,
+      kind: "webhook",
+      name: "matrix hook",
+      url: "https://hooks.example.test/matrix",
+    }),
     check: (res, call) => expect(res.json.result.data.channel.tenant).toBe(call.fx.tenant),
   },
   "notifications.channels.update": {
