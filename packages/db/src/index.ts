@@ -31,7 +31,7 @@ export {
   readMigrationsList,
   type SchemaDiff,
 } from "./migrate/migrations.ts";
-export { SUBSCRIBABLE_EVENT_KINDS } from "./notifications/channel-input.ts";
+export { CHANNEL_FIELDS, checkChannelTarget, SUBSCRIBABLE_EVENT_KINDS } from "./notifications/channel-input.ts";
 export { PgNotificationOutbox } from "./notifications/outbox.ts";
 export * from "./notifications/ports.ts";
 export { CHANNEL_DELETED_ERROR, PgTenantNotifications } from "./notifications/tenant-notifications.ts";

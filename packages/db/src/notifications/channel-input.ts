@@ -56,31 +56,45 @@ const to = z
   .min(1, "must list at least one address")
   .max(20, "must list at most 20 addresses");
 
+/**
+ * The rule between `kind` and the target fields: a `webhook` or `slack` channel takes `url`, an
+ * `email` channel takes `to`, and the other field is refused. One rule for the database side and the
+ * API's schema (`superRefine` of either), each issue naming the field.
+ */
+export function checkChannelTarget(
+  input: { kind: NotificationChannelKind; url?: string | undefined; to?: string[] | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  const [takes, refuses] = input.kind === "email" ? (["to", "url"] as const) : (["url", "to"] as const);
+  const channel = `${input.kind === "email" ? "an" : "a"} ${input.kind} channel`;
+  if (input[takes] === undefined)
+    ctx.addIssue({ code: "custom", path: [takes], message: `is required for ${channel}` });
+  if (input[refuses] !== undefined)
+    ctx.addIssue({ code: "custom", path: [refuses], message: `is not taken by ${channel} (it uses ${takes})` });
+}
+
+/**
+ * A channel's fields and their rules (`kind`; `name` 1–100 trimmed; `url` absolute http(s), ≤ 2000,
+ * no credentials; `to` 1–20 addresses; `events` subscribable kinds, none twice), for the API's input
+ * schema to reuse rather than restate.
+ */
+export const CHANNEL_FIELDS = {
+  kind: z.enum(NOTIFICATION_CHANNEL_KINDS, `must be one of ${NOTIFICATION_CHANNEL_KINDS.join(", ")}`),
+  name,
+  url,
+  to,
+  events,
+};
+
 const createSchema = z
   .object({
-    kind: z.enum(NOTIFICATION_CHANNEL_KINDS, `must be one of ${NOTIFICATION_CHANNEL_KINDS.join(", ")}`),
+    kind: CHANNEL_FIELDS.kind,
     name,
     url: url.optional(),
     to: to.optional(),
     events: events.optional(),
   })
-  .superRefine((input, ctx) => {
-    if (input.kind === "email") {
-      if (input.to === undefined)
-        ctx.addIssue({ code: "custom", path: ["to"], message: "is required for an email channel" });
-      if (input.url !== undefined)
-        ctx.addIssue({ code: "custom", path: ["url"], message: "is not taken by an email channel (it uses to)" });
-    } else {
-      if (input.url === undefined)
-        ctx.addIssue({ code: "custom", path: ["url"], message: `is required for a ${input.kind} channel` });
-      if (input.to !== undefined)
-        ctx.addIssue({
-          code: "custom",
-          path: ["to"],
-          message: `is not taken by a ${input.kind} channel (it uses url)`,
-        });
-    }
-  });
+  .superRefine(checkChannelTarget);
 
 const patchSchema = z.object({
   name: name.optional(),

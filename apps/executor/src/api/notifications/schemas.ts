@@ -2,75 +2,43 @@
  * Inputs of the `notifications.*` procedures (issue 23 §3). Strict objects: an unknown key is refused
  * naming it and the keys allowed (unknown-keys.ts); every other refusal names the field and its rule.
  */
-import { NOTIFICATION_CHANNEL_KINDS, NOTIFICATION_EVENT_KINDS } from "@tristate/db";
+import { CHANNEL_FIELDS, checkChannelTarget } from "@tristate/db";
 import { z } from "zod";
 import { tenantInput } from "../tenancy.ts";
 
 /** A channel id as the database makes them (`nch_…`). */
 const channelId = z.string().regex(/^nch_[A-Za-z0-9_-]{1,100}$/, "must be a channel id (nch_…)");
 
-/** Event kinds a channel receives: at least one, none twice (`test` is always delivered to its channel). */
-const eventKinds = z
-  .array(z.enum(NOTIFICATION_EVENT_KINDS.filter((k) => k !== "test") as [string, ...string[]]))
-  .min(1, "must list at least one event kind")
-  .max(NOTIFICATION_EVENT_KINDS.length)
-  .refine((kinds) => new Set(kinds).size === kinds.length, "must not list an event kind twice");
-
-/** A channel's label, 1–100 characters. */
-const channelName = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters");
-
 /** Input of `notifications.channels.list`. */
 export const channelsListInput = z.object({ tenant: tenantInput }).strict().optional();
 
 /**
- * Input of `notifications.channels.create`: a `webhook` or `slack` channel takes `url` (http or
- * https), an `email` channel takes `to` (1–20 addresses); the other field is refused.
+ * Input of `notifications.channels.create`: the database side's field rules (`CHANNEL_FIELDS`,
+ * `checkChannelTarget`: a `webhook` or `slack` channel takes `url`, an `email` channel `to`), strict,
+ * with the admin's `tenant`.
  */
 export const channelsCreateInput = z
   .object({
     tenant: tenantInput,
-    kind: z.enum(NOTIFICATION_CHANNEL_KINDS),
-    name: channelName,
+    kind: CHANNEL_FIELDS.kind,
+    name: CHANNEL_FIELDS.name,
     /** webhook and slack: where to POST. */
-    url: z
-      .url({ protocol: /^https?$/, error: "must be an absolute http(s) URL" })
-      .max(2000)
-      .optional(),
+    url: CHANNEL_FIELDS.url.optional(),
     /** email: the recipients. */
-    to: z
-      .array(z.email("must be an e-mail address"))
-      .min(1, "must list at least one address")
-      .max(20, "must list at most 20 addresses")
-      .optional(),
+    to: CHANNEL_FIELDS.to.optional(),
     /** @default every event kind */
-    events: eventKinds.optional(),
+    events: CHANNEL_FIELDS.events.optional(),
   })
   .strict()
-  .superRefine((input, ctx) => {
-    if (input.kind === "email") {
-      if (input.to === undefined)
-        ctx.addIssue({ code: "custom", path: ["to"], message: "is required for an email channel" });
-      if (input.url !== undefined)
-        ctx.addIssue({ code: "custom", path: ["url"], message: "is not taken by an email channel (it uses to)" });
-    } else {
-      if (input.url === undefined)
-        ctx.addIssue({ code: "custom", path: ["url"], message: `is required for a ${input.kind} channel` });
-      if (input.to !== undefined)
-        ctx.addIssue({
-          code: "custom",
-          path: ["to"],
-          message: `is not taken by a ${input.kind} channel (it uses url)`,
-        });
-    }
-  });
+  .superRefine(checkChannelTarget);
 
 /** Input of `notifications.channels.update`: at least one of `name`, `events`, `enabled`. */
 export const channelsUpdateInput = z
   .object({
     tenant: tenantInput,
     id: channelId,
-    name: channelName.optional(),
-    events: eventKinds.optional(),
+    name: CHANNEL_FIELDS.name.optional(),
+    events: CHANNEL_FIELDS.events.optional(),
     enabled: z.boolean().optional(),
   })
   .strict()
