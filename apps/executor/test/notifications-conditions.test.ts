@@ -5,27 +5,17 @@
  * PENDING records (`stale_pending`) each reach a webhook once per start — edge-triggered: none while
  * the condition lasts over many checks, a new one after it ended and started again.
  */
-import { AmbiguousError, canon, Deadline, defineTool } from "@tristate/core";
+import { Deadline } from "@tristate/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   eventually,
   type HttpReceiver,
-  LOOPBACK_RECEIVERS,
+  limbo,
+  notifyEnv,
   signatureValid,
   startHttpReceiver,
 } from "./notifications-support.ts";
 import { type Json, startStack, type TestStack } from "./support.ts";
-
-/** Every call ends UNKNOWN (no probe: it waits for a person). */
-const limbo = defineTool({
-  name: "limbo",
-  kind: "unsafe",
-  identity: { id: canon.exact },
-  timeoutMs: 2000,
-  invoke: async () => {
-    throw new AmbiguousError("reset after the request was written", { code: "RESET_AFTER_WRITE" });
-  },
-});
 
 const CHECK_MS = 200;
 let stack: TestStack;
@@ -37,8 +27,7 @@ beforeAll(async () => {
   stack = await startStack({
     tools: () => [limbo],
     env: {
-      TRISTATE_NOTIFY_ALLOW_HOSTS: LOOPBACK_RECEIVERS,
-      TRISTATE_NOTIFY_INTERVAL_MS: "100",
+      ...notifyEnv(),
       TRISTATE_NOTIFY_GROUP_WINDOW_MS: "0",
       TRISTATE_NOTIFY_CONDITIONS_INTERVAL_MS: String(CHECK_MS),
       TRISTATE_ROLLUP_INTERVAL_MS: "200",

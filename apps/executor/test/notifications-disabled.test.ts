@@ -4,20 +4,9 @@
  * the envelope of a record entering the queue then says it waits (no operator notified), events raised
  * meanwhile are not queued for it, and re-enabling it sends the pending group — each event once.
  */
-import { AmbiguousError, canon, defineTool } from "@tristate/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, type HttpReceiver, LOOPBACK_RECEIVERS, startHttpReceiver } from "./notifications-support.ts";
+import { eventually, type HttpReceiver, limbo, notifyEnv, startHttpReceiver } from "./notifications-support.ts";
 import { type Json, startStack, type TestStack } from "./support.ts";
-
-const limbo = defineTool({
-  name: "limbo",
-  kind: "unsafe",
-  identity: { id: canon.exact },
-  timeoutMs: 2000,
-  invoke: async () => {
-    throw new AmbiguousError("reset after the request was written", { code: "RESET_AFTER_WRITE" });
-  },
-});
 
 const WINDOW_MS = 1500;
 let stack: TestStack;
@@ -29,8 +18,7 @@ beforeAll(async () => {
   stack = await startStack({
     tools: () => [limbo],
     env: {
-      TRISTATE_NOTIFY_ALLOW_HOSTS: LOOPBACK_RECEIVERS,
-      TRISTATE_NOTIFY_INTERVAL_MS: "100",
+      ...notifyEnv(),
       TRISTATE_NOTIFY_GROUP_WINDOW_MS: String(WINDOW_MS),
     },
   });

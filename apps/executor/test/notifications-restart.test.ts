@@ -5,7 +5,7 @@
  * reads the channel's URL and secret from the database and resends with the same Idempotency-Key and
  * a valid signature. A deleted channel's record is not sent again (not sent, the reason named).
  */
-import { AmbiguousError, canon, Deadline, defineTool } from "@tristate/core";
+import { Deadline } from "@tristate/core";
 import { createTestDatabase, type TestDatabase } from "@tristate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEnv } from "../src/env.ts";
@@ -14,20 +14,10 @@ import {
   eventually,
   type HttpReceiver,
   LOOPBACK_RECEIVERS,
+  limbo,
   signatureValid,
   startHttpReceiver,
 } from "./notifications-support.ts";
-
-/** Every call waits for a person (raises `human_queue`). */
-const limbo = defineTool({
-  name: "limbo",
-  kind: "unsafe",
-  identity: { id: canon.exact },
-  timeoutMs: 2000,
-  invoke: async () => {
-    throw new AmbiguousError("reset after the request was written", { code: "RESET_AFTER_WRITE" });
-  },
-});
 
 let testDb: TestDatabase;
 let receiver: HttpReceiver;

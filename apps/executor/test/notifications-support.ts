@@ -7,6 +7,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { AmbiguousError, canon, defineTool } from "@tristate/core";
 import { SMTPServer } from "smtp-server";
 
 /** One request a receiver got. */
@@ -122,3 +123,27 @@ export async function eventually<T>(
  * loopback addresses, so these hosts are listed exactly (docs/notifications.md "Where channels may point").
  */
 export const LOOPBACK_RECEIVERS = "127.0.0.1,localhost";
+
+/**
+ * An unsafe tool whose remote never answers clearly and that has no probe: every call ends UNKNOWN and
+ * waits for a person, so it raises `human_queue` — the event most notification tests follow.
+ */
+export const limbo = defineTool({
+  name: "limbo",
+  kind: "unsafe",
+  identity: { id: canon.exact },
+  timeoutMs: 2000,
+  invoke: async () => {
+    throw new AmbiguousError("the remote reset the connection after the request was written", {
+      code: "RESET_AFTER_WRITE",
+    });
+  },
+});
+
+/**
+ * The settings every notification test starts its service with — loopback receivers allowed
+ * ({@link LOOPBACK_RECEIVERS}), a delivery round every 100 ms — plus the test's own.
+ */
+export function notifyEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { TRISTATE_NOTIFY_ALLOW_HOSTS: LOOPBACK_RECEIVERS, TRISTATE_NOTIFY_INTERVAL_MS: "100", ...extra };
+}

@@ -5,32 +5,20 @@
  * burst of 500 queue entries becomes a few grouped deliveries; "send test" works; the envelope says an
  * operator was notified only when a channel receives the human queue. Each scenario has its own tenant.
  */
-import { AmbiguousError, canon, Deadline, defineTool } from "@tristate/core";
+import { Deadline } from "@tristate/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   eventually,
   type HttpReceiver,
-  LOOPBACK_RECEIVERS,
+  limbo,
   type Mail,
+  notifyEnv,
   signatureValid,
   startHttpReceiver,
   startSmtpServer,
 } from "./notifications-support.ts";
 import { freePort } from "./processes.ts";
 import { type Json, startStack, type TestStack } from "./support.ts";
-
-/** An unsafe tool whose remote never answers clearly and that has no probe: every call waits for a person. */
-const limbo = defineTool({
-  name: "limbo",
-  kind: "unsafe",
-  identity: { id: canon.exact },
-  timeoutMs: 2000,
-  invoke: async () => {
-    throw new AmbiguousError("the remote reset the connection after the request was written", {
-      code: "RESET_AFTER_WRITE",
-    });
-  },
-});
 
 const DASHBOARD = "http://dash.test:3000";
 let stack: TestStack;
@@ -43,8 +31,7 @@ beforeAll(async () => {
   stack = await startStack({
     tools: () => [limbo],
     env: {
-      TRISTATE_NOTIFY_ALLOW_HOSTS: LOOPBACK_RECEIVERS,
-      TRISTATE_NOTIFY_INTERVAL_MS: "100",
+      ...notifyEnv(),
       TRISTATE_NOTIFY_GROUP_WINDOW_MS: "3000",
       TRISTATE_SMTP_URL: smtp.url,
       TRISTATE_SMTP_FROM: "Tristate <alerts@tristate.test>",
