@@ -1,11 +1,12 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { type FormEvent, useId, useState } from "react";
 import { useCanOperate } from "~/components/session-context";
 import { EmptyState, RequestIdLine } from "~/components/states";
 import { useTenantFilter } from "~/components/tenant-filter";
 import { Time } from "~/components/time-zone-toggle";
+import { useModalDialog } from "~/components/use-modal-dialog";
 import { formatJson } from "~/lib/format";
 import { useTRPC } from "~/trpc/react";
 import type { RouterInputs, RouterOutputs } from "~/trpc/types";
@@ -92,14 +93,8 @@ function ConfirmDialog({
 }) {
   const trpc = useTRPC();
   const issue = useMutation(trpc.confirmations.issue.mutationOptions());
-  const dialogRef = useRef<HTMLDialogElement>(null);
+  const dialogRef = useModalDialog();
   const titleId = useId();
-
-  useEffect(() => {
-    const dialog = dialogRef.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();

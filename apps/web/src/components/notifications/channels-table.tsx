@@ -3,11 +3,12 @@
 import { useMutation, useQueries, useQueryClient } from "@tanstack/react-query";
 import { createColumnHelper } from "@tanstack/react-table";
 import Link from "next/link";
-import { type FormEvent, useEffect, useId, useMemo, useRef, useState } from "react";
+import { type FormEvent, useId, useMemo, useState } from "react";
 import { type Columns, DataTable } from "~/components/data-table";
 import { useLiveInterval } from "~/components/live-refresh";
 import { RequestIdLine } from "~/components/states";
 import { Time } from "~/components/time-zone-toggle";
+import { useModalDialog } from "~/components/use-modal-dialog";
 import {
   channelKindLabel,
   channelTarget,
@@ -37,14 +38,8 @@ function DeleteDialog({
 }) {
   const trpc = useTRPC();
   const remove = useMutation(trpc.notifications.channels.delete.mutationOptions());
-  const dialogRef = useRef<HTMLDialogElement>(null);
+  const dialogRef = useModalDialog();
   const titleId = useId();
-
-  useEffect(() => {
-    const dialog = dialogRef.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();

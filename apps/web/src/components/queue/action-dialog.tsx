@@ -2,9 +2,10 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { TRPCClientError } from "@trpc/client";
-import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { type FormEvent, useId, useRef, useState } from "react";
 import { RequestIdLine } from "~/components/states";
 import { Time } from "~/components/time-zone-toggle";
+import { useModalDialog } from "~/components/use-modal-dialog";
 import { formatDuration, formatJson } from "~/lib/format";
 import { actionLabel } from "~/lib/status";
 import { type Winner, winnerOf } from "~/lib/winner";
@@ -43,7 +44,7 @@ export function ActionDialog({
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const dialogRef = useRef<HTMLDialogElement>(null);
+  const dialogRef = useModalDialog();
   const submitting = useRef(false);
   const [operatorActionId] = useState(() => crypto.randomUUID());
   const [reason, setReason] = useState("");
@@ -54,12 +55,6 @@ export function ActionDialog({
 
   const detail = useQuery({ ...trpc.intents.get.queryOptions({ key: item.key }), enabled: action === "compensate" });
   const resolve = useMutation(trpc.queue.resolve.mutationOptions());
-
-  useEffect(() => {
-    const dialog = dialogRef.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
 
   const refused = action === "resend_same_key" && !item.resendAllowed;
 

@@ -2,7 +2,8 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { TRPCClientError } from "@trpc/client";
-import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { type FormEvent, useId, useState } from "react";
+import { useModalDialog } from "~/components/use-modal-dialog";
 import { countOf } from "~/lib/format";
 import { actionLabel, actionUnavailable, toolCompensation } from "~/lib/status";
 import { winnerOf } from "~/lib/winner";
@@ -39,7 +40,7 @@ export function BulkDialog({
   // The records as listed when the dialog opened: resolved ones leave the queue, not this dialog.
   const [items] = useState(listed);
   const resolve = useMutation(trpc.queue.resolve.mutationOptions());
-  const dialogRef = useRef<HTMLDialogElement>(null);
+  const dialogRef = useModalDialog();
   const titleId = useId();
   const [actionIds] = useState(() => new Map(items.map((i) => [i.key, crypto.randomUUID()])));
   const [reasons, setReasons] = useState<Record<string, string>>({});
@@ -49,12 +50,6 @@ export function BulkDialog({
   const eligible = items.filter(
     (i) => actionUnavailable(action, { ...i, ...toolCompensation(tools.data, i.tool) }) === null,
   );
-
-  useEffect(() => {
-    const dialog = dialogRef.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
 
   const firstReason = reasons[eligible[0]?.key ?? ""]?.trim() ?? "";
 

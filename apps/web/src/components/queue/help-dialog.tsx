@@ -1,17 +1,13 @@
 "use client";
 
-import { useEffect, useId, useRef } from "react";
+import { useId } from "react";
+import { useModalDialog } from "~/components/use-modal-dialog";
 import { actionLabel, OPERATOR_ACTIONS } from "~/lib/status";
 
 /** The queue's keyboard help. */
 export function HelpDialog({ onClose }: { onClose: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModalDialog();
   const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
   return (
     <dialog ref={ref} aria-labelledby={titleId} onClose={onClose} onCancel={onClose} className="help">
       <h2 id={titleId}>Keyboard shortcuts</h2>
